@@ -1,0 +1,919 @@
+"""Mountain Rummy rules (RULES.md MR-1 ... MR-14) as compiled functions over state records.
+
+Every function takes one game's record ``s`` (see :mod:`.state`) and ``spec``, the variant's
+static tables (:class:`mountain_rummy_env.core.spec.Spec`), so a batch is a loop over records
+inside one compiled call and the single-game env runs the very same code. Nothing here holds
+Python objects; numba compiles it once per record layout.
+
+Legality is decided in one place, :func:`legal_mask`; :func:`apply_action` assumes a legal
+action. Each mask entry is exact: meld/layoff actions are only unmasked when the player can
+still end the turn afterwards (MR-7), and deep discard draws only when the drawn card can be
+placed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..cards import JOKER_FACE, NUM_RANKS
+from .state import (
+    BONUS_BASE, BONUS_HIGH, BONUS_SUMMIT, BONUS_UNDERCUT, END_BASE_CAMP, END_EXHAUSTED,
+    END_HIGH_CAMP, END_KNOCK, END_NONE, EVENT_GAME_OVER, EVENT_HAND_OVER, EVENT_NONE,
+    LOC_DISCARD, LOC_FACEDOWN, LOC_HAND, LOC_STOCK, LOC_TABLE, MELD_EMPTY, MELD_WIDTH,
+    PHASE_DRAW, PHASE_GAME_OVER, PHASE_HAND_OVER, PHASE_PLAY, PHASE_RESPONSE,
+)
+
+SET, RUN = 1, 2
+ACE_HIGH_POS = 13
+MAX_CLEAR_DEPTH = 24  # stack depth for the "can the rest be melded" search (MR-7)
+
+# --------------------------------------------------------------------------------------
+# random numbers: splitmix64 per game, so a game's chance does not depend on its batch
+
+
+@njit(cache=True)
+def next_random(s):
+    s.rng = s.rng + np.uint64(0x9E3779B97F4A7C15)
+    z = s.rng
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def random_below(s, n):
+    return np.int64(next_random(s) % np.uint64(n))
+
+
+@njit(cache=True)
+def shuffle_deck(s, spec):
+    """Fill ``s.deck`` with a uniformly shuffled deck (Fisher-Yates)."""
+    n = spec.num_cards
+    for i in range(n):
+        s.deck[i] = i
+    for i in range(n - 1, 0, -1):
+        j = random_below(s, i + 1)
+        tmp = s.deck[i]
+        s.deck[i] = s.deck[j]
+        s.deck[j] = tmp
+
+
+@njit(cache=True)
+def first_dealer(s, spec):
+    """MR-6: each player draws a card from a shuffled deck, jokers redrawn; highest deals
+    (ace high, ties of rank broken by suit C < D < H < S)."""
+    shuffle_deck(s, spec)
+    best_player = 0
+    best_key = -1
+    drawn = 0
+    p = 0
+    for i in range(spec.num_cards):
+        c = s.deck[i]
+        if c >= spec.num_naturals:
+            continue
+        face = spec.card_face[c]
+        rank = face % NUM_RANKS
+        key = (13 if rank == 0 else rank) * 4 + face // NUM_RANKS
+        if key > best_key:
+            best_key = key
+            best_player = p
+        p += 1
+        drawn += 1
+        if drawn == spec.num_players:
+            break
+    return best_player
+
+
+# --------------------------------------------------------------------------------------
+# dealing
+
+
+@njit(cache=True)
+def deal(s, spec):
+    """MR-1: deal ``s.deck`` (top first): ``hand_size`` cards each, one at a time starting
+    with the player after the dealer, one up-card, the rest is the stock."""
+    n = spec.num_cards
+    for c in range(n):
+        s.meld_of[c] = -1
+        s.shown[c] = -1
+        s.owner[c] = -1
+        s.taken[c] = 0
+        s.public[c] = 0
+    for m in range(spec.max_melds):
+        s.m_kind[m] = MELD_EMPTY
+        for k in range(MELD_WIDTH):
+            s.m_cards[m, k] = -1
+    i = 0
+    for _ in range(spec.hand_size):
+        for k in range(spec.num_players):
+            p = (s.dealer + 1 + k) % spec.num_players
+            s.loc[s.deck[i]] = LOC_HAND + p
+            i += 1
+    s.loc[s.deck[i]] = LOC_DISCARD
+    s.discard[0] = s.deck[i]
+    s.discard_len = 1
+    i += 1
+    s.stock_len = 0
+    while i < n:
+        s.loc[s.deck[i]] = LOC_STOCK
+        s.stock[s.stock_len] = s.deck[i]
+        s.stock_len += 1
+        i += 1
+    s.stock_ptr = 0
+    s.phase = PHASE_DRAW
+    s.current = (s.dealer + 1) % spec.num_players
+    s.turn = 0
+    s.obligation = -1
+    s.placed_this_turn = 0
+    for p in range(spec.num_players):
+        s.placed_before[p] = 0
+    s.end_kind = END_NONE
+    s.ender = -1
+
+
+@njit(cache=True)
+def new_game(s, spec, seed, dealer, deck_given):
+    """Start a game: seed the generator, pick the dealer (MR-6 unless ``dealer`` >= 0),
+    shuffle (unless ``deck_given``: ``s.deck`` already holds the order) and deal."""
+    s.rng = np.uint64(seed)
+    s.hand_no = 0
+    for p in range(spec.num_players):
+        s.scores[p] = 0
+        s.h_credit[p] = 0
+        s.h_deadwood[p] = 0
+        s.h_sp[p] = 0
+        s.h_bonus[p] = 0
+        s.h_points[p] = 0
+    s.h_winner = -1
+    s.h_end_kind = END_NONE
+    s.h_ender = -1
+    s.h_bonus_kinds = 0
+    s.game_winner = -1
+    if deck_given:
+        saved = s.deck.copy()
+        chosen = first_dealer(s, spec)
+        s.deck[:] = saved
+    else:
+        chosen = first_dealer(s, spec)
+        shuffle_deck(s, spec)
+    s.dealer = dealer if dealer >= 0 else chosen
+    deal(s, spec)
+
+
+# --------------------------------------------------------------------------------------
+# views of the position used by the mask
+
+
+@njit(cache=True)
+def hand_view(s, spec, p, face_card, jokers):
+    """Fill ``face_card[f]`` with a natural card of face f in p's hand (a discardable copy
+    preferred) and ``jokers`` with p's jokers, obligation joker and taken jokers first.
+    Returns (number of jokers, hand size, discardable cards, deadwood)."""
+    for f in range(JOKER_FACE):
+        face_card[f] = -1
+    nj = 0
+    size = 0
+    free = 0
+    deadwood = 0
+    for c in range(spec.num_cards):
+        if s.loc[c] != LOC_HAND + p:
+            continue
+        size += 1
+        if s.taken[c] == 0:
+            free += 1
+        f = spec.card_face[c]
+        deadwood += spec.hand_value[f]
+        if f == JOKER_FACE:
+            jokers[nj] = c
+            nj += 1
+        elif face_card[f] < 0 or s.taken[face_card[f]] != 0:
+            face_card[f] = c
+    # order jokers: the obligation card, then taken ones, then the rest
+    for a in range(nj):
+        for b in range(a + 1, nj):
+            ka = (0 if jokers[a] == s.obligation else 1) * 2 + (0 if s.taken[jokers[a]] else 1)
+            kb = (0 if jokers[b] == s.obligation else 1) * 2 + (0 if s.taken[jokers[b]] else 1)
+            if kb < ka:
+                tmp = jokers[a]
+                jokers[a] = jokers[b]
+                jokers[b] = tmp
+    return nj, size, free, deadwood
+
+
+@njit(cache=True)
+def table_view(s, spec, shown_card, face_up):
+    """``face_up[f]``: table cards showing face f; ``shown_card[f]``: one of them (natural first)."""
+    for f in range(JOKER_FACE):
+        shown_card[f] = -1
+        face_up[f] = 0
+    for c in range(spec.num_cards):
+        if s.loc[c] != LOC_TABLE:
+            continue
+        f = s.shown[c]
+        face_up[f] += 1
+        if shown_card[f] < 0 or shown_card[f] >= spec.num_naturals:
+            shown_card[f] = c
+
+
+@njit(cache=True)
+def hand_mask_bits(face_card):
+    bits = np.uint64(0)
+    for f in range(JOKER_FACE):
+        if face_card[f] >= 0:
+            bits |= np.uint64(1) << np.uint64(f)
+    return bits
+
+
+@njit(cache=True)
+def popcount(x):
+    n = 0
+    while x:
+        x &= x - np.uint64(1)
+        n += 1
+    return n
+
+
+# --------------------------------------------------------------------------------------
+# resolving a placement into concrete cards
+
+
+@njit(cache=True)
+def run_remainder_ok(s, spec, m, removed):
+    """Would run ``m`` stay valid with the cards flagged in ``removed`` detached? Every
+    remaining segment must hold 3+ cards, one of them natural (MR-3, MR-5, MR-9)."""
+    seg_len = 0
+    seg_nat = 0
+    left = 0
+    for pos in range(s.m_lo[m], s.m_hi[m] + 2):
+        c = s.m_cards[m, pos] if pos <= s.m_hi[m] else -1
+        if c >= 0 and removed[c] == 0:
+            seg_len += 1
+            left += 1
+            if c < spec.num_naturals:
+                seg_nat += 1
+        else:
+            if seg_len > 0 and (seg_len < 3 or seg_nat == 0):
+                return False
+            seg_len = 0
+            seg_nat = 0
+    return left > 0
+
+
+@njit(cache=True)
+def set_remainder_ok(s, spec, m, removed):
+    left = 0
+    nat = 0
+    for k in range(4):
+        c = s.m_cards[m, k]
+        if c >= 0 and removed[c] == 0:
+            left += 1
+            if c < spec.num_naturals:
+                nat += 1
+    return left >= 3 and nat > 0
+
+
+@njit(cache=True)
+def resolve_meld(s, spec, t, regroup, p, face_card, jokers, nj, shown_card, face_up,
+                 used, decl, removed):
+    """Cards for template ``t`` (a new meld). Returns (cards used, hand cards used) with
+    ``used``/``decl`` filled, or (-1, -1) if the meld cannot be made.
+
+    Hand naturals are used where held; for ``regroup`` (MR-9) a missing face is then
+    detached from an opponent-founded meld; otherwise a joker fills it, declared as that face
+    (MR-5: not a face already face up). ``removed`` flags the detached table cards."""
+    n = 0
+    n_hand = 0
+    n_table = 0
+    naturals = 0
+    jused = 0
+    for i in range(spec.t_len[t]):
+        f = spec.t_faces[t, i]
+        c = face_card[f]
+        if c >= 0:
+            used[n] = c
+            decl[n] = f
+            n += 1
+            n_hand += 1
+            naturals += 1
+            continue
+        if regroup:
+            tc = shown_card[f]
+            if tc >= 0 and s.m_founder[s.meld_of[tc]] != p and removed[tc] == 0:
+                used[n] = tc
+                decl[n] = f
+                removed[tc] = 1
+                n += 1
+                n_table += 1
+                if tc < spec.num_naturals:
+                    naturals += 1
+                continue
+        if face_up[f] > 0 or jused >= nj:
+            return -1, -1
+        used[n] = jokers[jused]
+        decl[n] = f
+        jused += 1
+        n += 1
+        n_hand += 1
+    if naturals == 0:
+        return -1, -1
+    if regroup:
+        if n_table == 0 or n_hand == 0:
+            return -1, -1
+        for i in range(n):
+            c = used[i]
+            if s.loc[c] == LOC_TABLE:
+                m = s.meld_of[c]
+                ok = run_remainder_ok(s, spec, m, removed) if s.m_kind[m] == RUN else \
+                    set_remainder_ok(s, spec, m, removed)
+                if not ok:
+                    return -1, -1
+    return n, n_hand
+
+
+@njit(cache=True)
+def layoff_position(s, spec, m, f):
+    """Meld slot index where face ``f`` would extend meld ``m``, or -1 (MR-3, MR-4, MR-9).
+    An ace fitting both ends of a 2..K run goes high (the better credit)."""
+    kind = s.m_kind[m]
+    if kind == SET:
+        if f % NUM_RANKS != s.m_rank[m] or s.m_cards[m, f // NUM_RANKS] >= 0:
+            return -1
+        return f // NUM_RANKS
+    if kind != RUN or f // NUM_RANKS != s.m_suit[m]:
+        return -1
+    rank = f % NUM_RANKS
+    hi = s.m_hi[m] + 1
+    if hi <= spec.max_run_pos and hi % NUM_RANKS == rank and not (hi == ACE_HIGH_POS and s.m_lo[m] == 0):
+        return hi
+    lo = s.m_lo[m] - 1
+    if lo >= spec.min_run_pos and lo == rank and not (lo == 0 and s.m_hi[m] == ACE_HIGH_POS):
+        return lo
+    return -1
+
+
+@njit(cache=True)
+def layoff_card(s, spec, m, f, face_card, jokers, nj, face_up):
+    """The hand card that lays off face ``f`` onto meld ``m``, or -1."""
+    if s.m_kind[m] == MELD_EMPTY or layoff_position(s, spec, m, f) < 0:
+        return -1
+    if face_card[f] >= 0:
+        return face_card[f]
+    if nj > 0 and face_up[f] == 0:
+        return jokers[0]
+    return -1
+
+
+# --------------------------------------------------------------------------------------
+# applying moves
+
+
+@njit(cache=True)
+def free_slot(s, spec):
+    for m in range(spec.max_melds):
+        if s.m_kind[m] == MELD_EMPTY:
+            return m
+    return -1
+
+
+@njit(cache=True)
+def leave_hand(s, c):
+    s.taken[c] = 0
+    s.public[c] = 0
+    if s.obligation == c:
+        s.obligation = -1
+
+
+@njit(cache=True)
+def place_on_table(s, c, m, slot, face, p):
+    if s.loc[c] != LOC_TABLE:
+        s.owner[c] = p
+        leave_hand(s, c)
+    s.loc[c] = LOC_TABLE
+    s.meld_of[c] = m
+    s.shown[c] = face
+    s.m_cards[m, slot] = c
+
+
+@njit(cache=True)
+def split_run(s, spec, m):
+    """After cards left run ``m``, keep its first segment in ``m`` and move further
+    segments to free slots (same founder)."""
+    target = -1
+    pos = s.m_lo[m]
+    hi = s.m_hi[m]
+    first = True
+    while pos <= hi:
+        if s.m_cards[m, pos] < 0:
+            pos += 1
+            continue
+        start = pos
+        while pos <= hi and s.m_cards[m, pos] >= 0:
+            pos += 1
+        end = pos - 1
+        if first:
+            s.m_lo[m] = start
+            s.m_hi[m] = end
+            first = False
+            continue
+        target = free_slot(s, spec)
+        s.m_kind[target] = RUN
+        s.m_suit[target] = s.m_suit[m]
+        s.m_rank[target] = -1
+        s.m_founder[target] = s.m_founder[m]
+        s.m_lo[target] = start
+        s.m_hi[target] = end
+        for q in range(start, end + 1):
+            c = s.m_cards[m, q]
+            s.m_cards[target, q] = c
+            s.m_cards[m, q] = -1
+            s.meld_of[c] = target
+
+
+@njit(cache=True)
+def apply_meld(s, spec, t, used, decl, n):
+    p = s.current
+    m = free_slot(s, spec)
+    # detach table cards first (MR-9), then re-form the melds they left
+    touched = np.full(n, -1, np.int64)
+    nt = 0
+    for i in range(n):
+        c = used[i]
+        if s.loc[c] == LOC_TABLE:
+            old = s.meld_of[c]
+            for k in range(MELD_WIDTH):
+                if s.m_cards[old, k] == c:
+                    s.m_cards[old, k] = -1
+            touched[nt] = old
+            nt += 1
+    s.m_kind[m] = spec.t_kind[t]
+    s.m_suit[m] = spec.t_suit[t]
+    s.m_rank[m] = spec.t_rank[t]
+    s.m_lo[m] = spec.t_lo[t]
+    s.m_hi[m] = spec.t_hi[t]
+    s.m_founder[m] = p
+    for i in range(n):
+        place_on_table(s, used[i], m, spec.t_pos[t, i], decl[i], p)
+    for i in range(nt):
+        if s.m_kind[touched[i]] == RUN:
+            split_run(s, spec, touched[i])
+    s.placed_this_turn = 1
+
+
+@njit(cache=True)
+def apply_layoff(s, spec, m, f, c):
+    slot = layoff_position(s, spec, m, f)
+    if s.m_kind[m] == RUN:
+        if slot < s.m_lo[m]:
+            s.m_lo[m] = slot
+        else:
+            s.m_hi[m] = slot
+    place_on_table(s, c, m, slot, f, s.current)
+    s.placed_this_turn = 1
+
+
+@njit(cache=True)
+def hand_size_of(s, spec, p):
+    n = 0
+    for c in range(spec.num_cards):
+        if s.loc[c] == LOC_HAND + p:
+            n += 1
+    return n
+
+
+# --------------------------------------------------------------------------------------
+# the legal-action mask
+
+
+@njit(cache=True)
+def can_clear(s, spec, scratch):
+    """MR-7 dead-end test: can every card left in the current hand (all of them taken from
+    the discard pile this turn, so none may be discarded) still be melded or laid off?
+    Depth-first over placements on copies in ``scratch``."""
+    levels = min(MAX_CLEAR_DEPTH, len(scratch) - 1)
+    scratch[0] = s
+    p = s.current
+    cursor = np.zeros(levels + 1, np.int64)
+    face_card = np.empty((levels + 1, JOKER_FACE), np.int16)
+    jokers = np.empty((levels + 1, 8), np.int16)
+    num_jokers = np.zeros(levels + 1, np.int64)
+    shown_card = np.empty((levels + 1, JOKER_FACE), np.int16)
+    face_up = np.empty((levels + 1, JOKER_FACE), np.int16)
+    used = np.empty(MELD_WIDTH, np.int16)
+    decl = np.empty(MELD_WIDTH, np.int16)
+    removed = np.zeros(spec.num_cards, np.int8)
+    n_place = 2 * spec.num_templates + spec.max_melds * JOKER_FACE
+    depth = 0
+    while depth >= 0:
+        cur = scratch[depth]
+        if cursor[depth] == 0:
+            num_jokers[depth] = hand_view(cur, spec, p, face_card[depth], jokers[depth])[0]
+            table_view(cur, spec, shown_card[depth], face_up[depth])
+        if cursor[depth] >= n_place or depth >= levels:
+            depth -= 1
+            continue
+        a = cursor[depth]
+        cursor[depth] += 1
+        nj = num_jokers[depth]
+        if a < 2 * spec.num_templates:
+            t = a % spec.num_templates
+            removed[:] = 0
+            n, n_hand = resolve_meld(cur, spec, t, a >= spec.num_templates, p, face_card[depth],
+                                     jokers[depth], nj, shown_card[depth], face_up[depth], used,
+                                     decl, removed)
+            if n < 0:
+                continue
+            scratch[depth + 1] = cur
+            apply_meld(scratch[depth + 1], spec, t, used, decl, n)
+        else:
+            k = a - 2 * spec.num_templates
+            m = k // JOKER_FACE
+            f = k % JOKER_FACE
+            c = layoff_card(cur, spec, m, f, face_card[depth], jokers[depth], nj, face_up[depth])
+            if c < 0:
+                continue
+            scratch[depth + 1] = cur
+            apply_layoff(scratch[depth + 1], spec, m, f, c)
+        if hand_size_of(scratch[depth + 1], spec, p) == 0:
+            return True
+        depth += 1
+        cursor[depth] = 0
+    return False
+
+
+@njit(cache=True)
+def placement_mask(s, spec, mask, scratch, require_card, check_end):
+    """Unmask the meld, regroup and layoff actions of the current player. With
+    ``require_card`` >= 0 only placements using that card count (deep-draw obligation);
+    with ``check_end`` each must leave a way to end the turn. Returns how many are legal."""
+    p = s.current
+    face_card = np.empty(JOKER_FACE, np.int16)
+    jokers = np.empty(8, np.int16)
+    shown_card = np.empty(JOKER_FACE, np.int16)
+    face_up = np.empty(JOKER_FACE, np.int16)
+    used = np.empty(MELD_WIDTH, np.int16)
+    decl = np.empty(MELD_WIDTH, np.int16)
+    removed = np.zeros(spec.num_cards, np.int8)
+    nj, size, free, dw = hand_view(s, spec, p, face_card, jokers)
+    table_view(s, spec, shown_card, face_up)
+    hand_bits = hand_mask_bits(face_card)
+    detachable = np.uint64(0)
+    for f in range(JOKER_FACE):
+        c = shown_card[f]
+        if c >= 0 and s.m_founder[s.meld_of[c]] != p:
+            detachable |= np.uint64(1) << np.uint64(f)
+    count = 0
+    for regroup in range(2):
+        base = spec.a_meld if regroup == 0 else spec.a_regroup
+        if regroup == 1 and detachable == 0:
+            break
+        avail = hand_bits | detachable if regroup else hand_bits
+        # a natural obligation card narrows the search to the templates holding its face
+        narrow = 0 <= require_card < spec.num_naturals
+        n_candidates = spec.by_face_count[spec.card_face[require_card]] if narrow else spec.num_templates
+        for k in range(n_candidates):
+            t = spec.by_face[spec.card_face[require_card], k] if narrow else k
+            tm = spec.t_mask[t]
+            if popcount(tm & ~avail) > nj or (tm & hand_bits) == 0 and nj == 0:
+                continue
+            if regroup and (tm & detachable & ~hand_bits) == 0:
+                continue
+            removed[:] = 0
+            n, n_hand = resolve_meld(s, spec, t, regroup, p, face_card, jokers, nj,
+                                     shown_card, face_up, used, decl, removed)
+            if n < 0:
+                continue
+            if require_card >= 0:
+                hit = False
+                for i in range(n):
+                    if used[i] == require_card:
+                        hit = True
+                if not hit:
+                    continue
+            if check_end:
+                free_used = 0
+                for i in range(n):
+                    if s.loc[used[i]] == LOC_HAND + p and s.taken[used[i]] == 0:
+                        free_used += 1
+                if size - n_hand > 0 and free - free_used == 0:
+                    scratch[len(scratch) - 1] = s
+                    probe = scratch[len(scratch) - 1]
+                    apply_meld(probe, spec, t, used, decl, n)
+                    if not can_clear(probe, spec, scratch):
+                        continue
+            mask[base + t] = 1
+            count += 1
+    for m in range(spec.max_melds):
+        if s.m_kind[m] == MELD_EMPTY:
+            continue
+        for f in range(JOKER_FACE):
+            if narrow and f != spec.card_face[require_card]:
+                continue
+            c = layoff_card(s, spec, m, f, face_card, jokers, nj, face_up)
+            if c < 0 or (require_card >= 0 and c != require_card):
+                continue
+            if check_end:
+                free_used = 1 if s.taken[c] == 0 else 0
+                if size - 1 > 0 and free - free_used == 0:
+                    scratch[len(scratch) - 1] = s
+                    probe = scratch[len(scratch) - 1]
+                    apply_layoff(probe, spec, m, f, c)
+                    if not can_clear(probe, spec, scratch):
+                        continue
+            mask[spec.a_layoff + m * JOKER_FACE + f] = 1
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def take_cards(s, depth):
+    """Move the discard card at ``depth`` (0 = top) and all above it to the current hand."""
+    p = s.current
+    start = s.discard_len - 1 - depth
+    for i in range(start, s.discard_len):
+        c = s.discard[i]
+        s.loc[c] = LOC_HAND + p
+        s.taken[c] = 1
+        s.public[c] = 1
+    card = s.discard[start]
+    s.discard_len = start
+    s.obligation = card if depth > 0 else -1
+    s.phase = PHASE_PLAY
+
+
+@njit(cache=True)
+def legal_mask(s, spec, mask, scratch):
+    """Write the exact legal-action mask of game ``s`` into ``mask`` (int8, zeroed here)."""
+    mask[:] = 0
+    phase = s.phase
+    if phase == PHASE_DRAW:
+        mask[spec.a_draw] = 1
+        for depth in range(s.discard_len):
+            c = s.discard[s.discard_len - 1 - depth]
+            if depth == 0:
+                mask[spec.a_take + c] = 1
+                continue
+            scratch[len(scratch) - 2] = s
+            after = scratch[len(scratch) - 2]
+            take_cards(after, depth)
+            probe_mask = np.zeros(spec.num_actions, np.int8)
+            if placement_mask(after, spec, probe_mask, scratch[: len(scratch) - 2], c, True) > 0:
+                mask[spec.a_take + c] = 1
+        return
+    if phase == PHASE_RESPONSE:
+        mask[spec.a_done] = 1
+        placement_mask(s, spec, mask, scratch, -1, False)
+        return
+    if phase != PHASE_PLAY:
+        return
+    placement_mask(s, spec, mask, scratch, s.obligation, True)
+    if s.obligation >= 0:
+        return
+    p = s.current
+    size = 0
+    deadwood = 0
+    for c in range(spec.num_cards):
+        if s.loc[c] == LOC_HAND + p:
+            size += 1
+            deadwood += spec.hand_value[spec.card_face[c]]
+    for c in range(spec.num_cards):
+        if s.loc[c] != LOC_HAND + p or s.taken[c]:
+            continue
+        f = spec.card_face[c]
+        if size == 1:
+            mask[spec.a_base_camp] = 1
+        else:
+            mask[spec.a_discard + f] = 1
+            if deadwood - spec.hand_value[f] <= spec.knock_limit:
+                mask[spec.a_knock + f] = 1
+
+
+# --------------------------------------------------------------------------------------
+# hand end and scoring
+
+
+@njit(cache=True)
+def score_hand(s, spec, end_kind, ender):
+    """MR-8, MR-12 ... MR-14: score the hand as it stands, then deal the next hand or end."""
+    P = spec.num_players
+    credit = np.zeros(P, np.int64)
+    deadwood = np.zeros(P, np.int64)
+    for m in range(spec.max_melds):
+        for k in range(MELD_WIDTH):
+            c = s.m_cards[m, k]
+            if c >= 0:
+                value = spec.rank_credit[s.m_rank[m]] if s.m_kind[m] == SET else spec.run_credit[k]
+                credit[s.owner[c]] += value
+    for c in range(spec.num_cards):
+        if s.loc[c] >= LOC_HAND:
+            deadwood[s.loc[c] - LOC_HAND] += spec.hand_value[spec.card_face[c]]
+    sp = credit - deadwood
+    winner = -1
+    best = sp.max()
+    leaders = 0
+    for p in range(P):
+        if sp[p] == best:
+            leaders += 1
+            winner = p
+    if leaders > 1:
+        winner = -1
+        if end_kind != END_EXHAUSTED:  # MR-12: a tie goes to a player who did not end the hand
+            for p in range(P):
+                if sp[p] == best and p != ender:
+                    winner = p
+                    break
+    bonus = np.zeros(P, np.int64)
+    kinds = 0
+    if end_kind == END_BASE_CAMP or end_kind == END_HIGH_CAMP:
+        amount = spec.base_bonus if end_kind == END_BASE_CAMP else spec.high_bonus
+        kinds |= BONUS_BASE if end_kind == END_BASE_CAMP else BONUS_HIGH
+        if s.placed_before[ender] == 0:
+            amount += spec.summit_bonus
+            kinds |= BONUS_SUMMIT
+        bonus[winner if spec.bonus_to_winner else ender] += amount
+    elif end_kind == END_KNOCK:
+        other = (ender + 1) % P
+        if deadwood[other] <= deadwood[ender] and credit[other] >= credit[ender]:
+            kinds |= BONUS_UNDERCUT
+            bonus[winner if spec.bonus_to_winner else other] += spec.undercut_bonus
+    for p in range(P):
+        s.h_credit[p] = credit[p]
+        s.h_deadwood[p] = deadwood[p]
+        s.h_sp[p] = sp[p]
+        s.h_bonus[p] = bonus[p]
+        s.h_points[p] = sp[p] + bonus[p]
+        s.scores[p] += sp[p] + bonus[p]
+    s.h_winner = winner
+    s.h_end_kind = end_kind
+    s.h_ender = ender
+    s.h_bonus_kinds = kinds
+    s.end_kind = end_kind
+    s.ender = ender
+    if winner >= 0 and s.scores[winner] >= spec.target_score:
+        s.game_winner = winner
+        s.phase = PHASE_GAME_OVER
+        return EVENT_GAME_OVER
+    if winner >= 0:
+        s.dealer = winner  # MR-6: the hand winner deals next; an exhausted tie keeps the dealer
+    if spec.episode_game:
+        s.hand_no += 1
+        shuffle_deck(s, spec)
+        deal(s, spec)
+    else:
+        s.phase = PHASE_HAND_OVER
+    return EVENT_HAND_OVER
+
+
+@njit(cache=True)
+def end_turn(s, spec):
+    """A face-up discard ended the turn: next player, or an exhausted hand (MR-11)."""
+    p = s.current
+    for c in range(spec.num_cards):
+        s.taken[c] = 0
+    if s.placed_this_turn:
+        s.placed_before[p] = 1
+    s.placed_this_turn = 0
+    s.obligation = -1
+    s.turn += 1
+    if s.stock_ptr >= s.stock_len or s.turn >= spec.max_turns:
+        return score_hand(s, spec, END_EXHAUSTED, p)
+    s.current = (p + 1) % spec.num_players
+    s.phase = PHASE_DRAW
+    return EVENT_NONE
+
+
+@njit(cache=True)
+def hand_ended(s, spec, kind):
+    """Knock or camp: the response phase (MR-10) or straight to scoring."""
+    p = s.current
+    for c in range(spec.num_cards):
+        s.taken[c] = 0
+    s.obligation = -1
+    s.end_kind = kind
+    s.ender = p
+    if kind == END_KNOCK or spec.camp_respond:
+        s.phase = PHASE_RESPONSE
+        s.current = (p + 1) % spec.num_players
+        return EVENT_NONE
+    return score_hand(s, spec, kind, p)
+
+
+@njit(cache=True)
+def discard_card_of_face(s, spec, f):
+    p = s.current
+    for c in range(spec.num_cards):
+        if s.loc[c] == LOC_HAND + p and spec.card_face[c] == f and s.taken[c] == 0:
+            return c
+    return -1
+
+
+@njit(cache=True)
+def apply_action(s, spec, a):
+    """Play legal action ``a`` for the current player; returns an EVENT_* code."""
+    p = s.current
+    if a == spec.a_draw:
+        c = s.stock[s.stock_ptr]
+        s.stock_ptr += 1
+        s.loc[c] = LOC_HAND + p
+        s.phase = PHASE_PLAY
+        return EVENT_NONE
+    if spec.a_take <= a < spec.a_take + spec.num_cards:
+        c = a - spec.a_take
+        for depth in range(s.discard_len):
+            if s.discard[s.discard_len - 1 - depth] == c:
+                take_cards(s, depth)
+                break
+        return EVENT_NONE
+    if spec.a_meld <= a < spec.a_layoff:
+        face_card = np.empty(JOKER_FACE, np.int16)
+        jokers = np.empty(8, np.int16)
+        shown_card = np.empty(JOKER_FACE, np.int16)
+        face_up = np.empty(JOKER_FACE, np.int16)
+        used = np.empty(MELD_WIDTH, np.int16)
+        decl = np.empty(MELD_WIDTH, np.int16)
+        removed = np.zeros(spec.num_cards, np.int8)
+        nj, size, free, dw = hand_view(s, spec, p, face_card, jokers)
+        table_view(s, spec, shown_card, face_up)
+        regroup = a >= spec.a_regroup
+        t = a - (spec.a_regroup if regroup else spec.a_meld)
+        n, n_hand = resolve_meld(s, spec, t, regroup, p, face_card, jokers, nj, shown_card,
+                                 face_up, used, decl, removed)
+        apply_meld(s, spec, t, used, decl, n)
+    elif spec.a_layoff <= a < spec.a_discard:
+        face_card = np.empty(JOKER_FACE, np.int16)
+        jokers = np.empty(8, np.int16)
+        shown_card = np.empty(JOKER_FACE, np.int16)
+        face_up = np.empty(JOKER_FACE, np.int16)
+        nj, size, free, dw = hand_view(s, spec, p, face_card, jokers)
+        table_view(s, spec, shown_card, face_up)
+        k = a - spec.a_layoff
+        m = k // JOKER_FACE
+        f = k % JOKER_FACE
+        c = layoff_card(s, spec, m, f, face_card, jokers, nj, face_up)
+        apply_layoff(s, spec, m, f, c)
+    elif spec.a_discard <= a < spec.a_knock:
+        c = discard_card_of_face(s, spec, a - spec.a_discard)
+        leave_hand(s, c)
+        s.loc[c] = LOC_DISCARD
+        s.discard[s.discard_len] = c
+        s.discard_len += 1
+        return end_turn(s, spec)
+    elif spec.a_knock <= a < spec.a_base_camp:
+        c = discard_card_of_face(s, spec, a - spec.a_knock)
+        leave_hand(s, c)
+        s.loc[c] = LOC_FACEDOWN
+        return hand_ended(s, spec, END_KNOCK)
+    elif a == spec.a_base_camp:
+        for c in range(spec.num_cards):
+            if s.loc[c] == LOC_HAND + p:
+                leave_hand(s, c)
+                s.loc[c] = LOC_FACEDOWN
+        return hand_ended(s, spec, END_BASE_CAMP)
+    elif a == spec.a_done:
+        return score_hand(s, spec, s.end_kind, s.ender)
+    # a placement: High Camp if it emptied the hand in the play phase (MR-7)
+    if s.phase == PHASE_PLAY and hand_size_of(s, spec, p) == 0:
+        return hand_ended(s, spec, END_HIGH_CAMP)
+    return EVENT_NONE
+
+
+# --------------------------------------------------------------------------------------
+# batch entry points
+
+
+@njit(cache=True)
+def step_batch(states, spec, actions, masks, events, scratch):
+    """Apply ``actions[b]`` to every game whose mask allows it, then refresh its mask.
+    Returns the index of the first game whose action was illegal (that game untouched), or -1."""
+    bad = -1
+    for b in range(states.shape[0]):
+        a = actions[b]
+        if a < 0 or a >= spec.num_actions or masks[b, a] == 0:
+            events[b] = -1
+            if bad < 0:
+                bad = b
+            continue
+        events[b] = apply_action(states[b], spec, a)
+        legal_mask(states[b], spec, masks[b], scratch)
+    return bad
+
+
+@njit(cache=True)
+def mask_batch(states, spec, masks, scratch):
+    for b in range(states.shape[0]):
+        legal_mask(states[b], spec, masks[b], scratch)
+
+
+@njit(cache=True)
+def new_game_batch(states, spec, seeds, dealers, deck_given, masks, scratch):
+    for b in range(states.shape[0]):
+        new_game(states[b], spec, seeds[b], dealers[b], deck_given[b])
+        legal_mask(states[b], spec, masks[b], scratch)
+
+
+@njit(cache=True)
+def next_hand(s, spec):
+    """From a finished hand (episode = hand) deal the next hand of the same game."""
+    s.hand_no += 1
+    shuffle_deck(s, spec)
+    deal(s, spec)

@@ -1,0 +1,113 @@
+"""``Spec``: a variant's static tables and options, as one namedtuple the compiled rules take.
+
+Built once per configuration from the card values, the meld table and the action layout;
+numba specialises the rules on its type, and its values are read at run time.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..cards import JOKER_FACE, Deck
+from ..melds import MeldTable
+
+
+class ActionLayout(NamedTuple):
+    """Offsets of each action family in the flat ``Discrete(num_actions)`` space."""
+
+    draw: int
+    take: int        # + card id
+    meld: int        # + template id
+    regroup: int     # + template id
+    layoff: int      # + meld slot * 52 + face
+    discard: int     # + face (52 = joker)
+    knock: int       # + face
+    base_camp: int
+    done: int
+    num_actions: int
+
+    @classmethod
+    def build(cls, num_cards: int, num_templates: int, max_melds: int) -> "ActionLayout":
+        sizes = [1, num_cards, num_templates, num_templates, max_melds * JOKER_FACE,
+                 JOKER_FACE + 1, JOKER_FACE + 1, 1, 1]
+        offsets = np.concatenate([[0], np.cumsum(sizes)]).tolist()
+        return cls(*offsets)
+
+
+class Spec(NamedTuple):
+    num_players: int
+    num_naturals: int
+    num_cards: int
+    hand_size: int
+    max_melds: int
+    num_templates: int
+    knock_limit: int
+    camp_respond: bool
+    bonus_to_winner: bool
+    max_turns: int
+    target_score: int
+    episode_game: bool
+    base_bonus: int
+    high_bonus: int
+    undercut_bonus: int
+    summit_bonus: int
+    min_run_pos: int
+    max_run_pos: int
+    card_face: np.ndarray    # (C,) face of each card id
+    hand_value: np.ndarray   # (53,) deadwood value by face
+    rank_credit: np.ndarray  # (13,) meld credit in a set, by rank
+    run_credit: np.ndarray   # (14,) meld credit in a run, by position
+    t_mask: np.ndarray
+    t_len: np.ndarray
+    t_faces: np.ndarray
+    t_kind: np.ndarray
+    t_suit: np.ndarray
+    t_rank: np.ndarray
+    t_lo: np.ndarray
+    t_hi: np.ndarray
+    t_pos: np.ndarray
+    by_face: np.ndarray        # (52, K) templates holding each face, -1 padded
+    by_face_count: np.ndarray  # (52,)
+    a_draw: int
+    a_take: int
+    a_meld: int
+    a_regroup: int
+    a_layoff: int
+    a_discard: int
+    a_knock: int
+    a_base_camp: int
+    a_done: int
+    num_actions: int
+
+
+def build_spec(*, deck: Deck, table: MeldTable, num_players: int, hand_size: int,
+               hand_value: np.ndarray, knock_limit: int, camp_respond: bool,
+               bonus_to_winner: bool, max_turns: int, target_score: int, episode_game: bool,
+               bonuses: tuple[int, int, int, int]) -> tuple[Spec, ActionLayout]:
+    from ..melds import position_credit
+
+    max_melds = deck.num_cards // 3
+    layout = ActionLayout.build(deck.num_cards, table.num_templates, max_melds)
+    rules = table.rules
+    spec = Spec(
+        num_players=num_players, num_naturals=deck.num_naturals, num_cards=deck.num_cards,
+        hand_size=hand_size, max_melds=max_melds, num_templates=table.num_templates,
+        knock_limit=knock_limit, camp_respond=camp_respond, bonus_to_winner=bonus_to_winner,
+        max_turns=max_turns, target_score=target_score, episode_game=episode_game,
+        base_bonus=bonuses[0], high_bonus=bonuses[1], undercut_bonus=bonuses[2],
+        summit_bonus=bonuses[3],
+        min_run_pos=0 if rules.ace_low else 1, max_run_pos=13 if rules.ace_high else 12,
+        card_face=deck.face_table(),
+        hand_value=np.asarray(hand_value, dtype=np.int16),
+        rank_credit=np.asarray(rules.rank_credit, dtype=np.int16),
+        run_credit=np.array([position_credit(rules, p) for p in range(14)], dtype=np.int16),
+        t_mask=table.mask, t_len=table.length, t_faces=table.faces, t_kind=table.kind,
+        t_suit=table.suit, t_rank=table.rank, t_lo=table.lo, t_hi=table.hi, t_pos=table.pos,
+        by_face=table.by_face, by_face_count=table.by_face_count,
+        a_draw=layout.draw, a_take=layout.take, a_meld=layout.meld, a_regroup=layout.regroup,
+        a_layoff=layout.layoff, a_discard=layout.discard, a_knock=layout.knock,
+        a_base_camp=layout.base_camp, a_done=layout.done, num_actions=layout.num_actions,
+    )
+    return spec, layout

@@ -1,0 +1,277 @@
+"""``Game``: a batch of games of one variant, driven from Python.
+
+It owns the state records, keeps every game's legal-action mask current (computed once per
+step, inside the same compiled call), validates actions before anything changes, and offers
+readable views (hands, table, hand summaries, move descriptions) for adapters, agents and logs.
+A single game is ``Game(variant, 1)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .cards import JOKER_FACE, face_text
+from .core import rules
+from .core.state import (
+    BONUS_NAMES, END_NAMES, LOC_DISCARD, LOC_FACEDOWN, LOC_HAND, LOC_STOCK, LOC_TABLE,
+    MELD_EMPTY, PHASE_GAME_OVER, PHASE_HAND_OVER, PHASE_NAMES,
+)
+from .variant import ActionError, Variant
+
+
+class IllegalActionError(ActionError):
+    """An action the mask does not allow in the current position; nothing was changed."""
+
+
+@dataclass(frozen=True)
+class HandSummary:
+    """How a finished hand scored (MR-12, MR-13), per player."""
+
+    hand_no: int
+    end: str
+    ender: int
+    winner: int              # -1: no winner (exhausted tie)
+    credit: tuple[int, ...]
+    deadwood: tuple[int, ...]
+    standard_points: tuple[int, ...]
+    bonus: tuple[int, ...]
+    bonus_kinds: tuple[str, ...]
+    hand_points: tuple[int, ...]
+    totals: tuple[int, ...]
+    game_winner: int         # -1 while the game goes on
+
+    def as_dict(self) -> dict:
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
+
+
+def _seed_array(seed, size: int) -> np.ndarray:
+    if seed is None:
+        return np.random.SeedSequence().generate_state(size, np.uint64)
+    seeds = np.atleast_1d(np.asarray(seed))
+    if seeds.dtype.kind not in "iu" or (seeds < 0).any():
+        raise ValueError(f"seed must be a non-negative integer or array of them; got {seed!r}")
+    if seeds.size == 1:
+        seeds = seeds[0] + np.arange(size, dtype=np.uint64)  # Gymnasium's convention: seed + i
+    if seeds.size != size:
+        raise ValueError(f"expected {size} seeds, got {seeds.size}")
+    return seeds.astype(np.uint64)
+
+
+class Game:
+    """``batch_size`` independent games of ``variant``."""
+
+    def __init__(self, variant: Variant, batch_size: int = 1):
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        self.variant = variant
+        self.spec = variant.spec
+        self.states = np.zeros(batch_size, dtype=variant.dtype)
+        self.masks = np.zeros((batch_size, variant.num_actions), dtype=np.int8)
+        self.events = np.zeros(batch_size, dtype=np.int8)
+        self._scratch = np.zeros(rules.MAX_CLEAR_DEPTH + 4, dtype=variant.dtype)
+
+    @property
+    def batch_size(self) -> int:
+        return len(self.states)
+
+    # ----------------------------------------------------------------------------------
+    # lifecycle
+
+    def reset(self, seed=None, *, deck=None, dealer=None, index=None) -> None:
+        """Start new games: all, or only those in ``index``.
+
+        ``seed`` seeds each game's generator (an int gives game i the seed ``seed + i``);
+        ``deck`` fixes the first hand's order (card ids or a card string, top first) and
+        ``dealer`` the first dealer (else MR-6 draws for it).
+        """
+        idx = np.arange(self.batch_size) if index is None else np.atleast_1d(index)
+        seeds = _seed_array(seed, len(idx))
+        dealers = np.full(len(idx), -1, dtype=np.int64)
+        if dealer is not None:
+            if dealer not in range(self.variant.num_players):
+                raise ValueError(f"dealer must be a seat 0..{self.variant.num_players - 1}; got {dealer!r}")
+            dealers[:] = dealer
+        given = np.zeros(len(idx), dtype=np.bool_)
+        sub = self.states[idx]
+        if deck is not None:
+            order = self.deck_order(deck)
+            for k in range(len(idx)):
+                sub[k]["deck"] = order
+            given[:] = True
+        masks = self.masks[idx]
+        rules.new_game_batch(sub, self.spec, seeds, dealers, given, masks, self._scratch)
+        self.states[idx] = sub
+        self.masks[idx] = masks
+
+    def deck_order(self, deck) -> np.ndarray:
+        """Validate a full deck order (ids or a card string) and return it as int8 ids."""
+        deck_spec = self.variant.deck
+        ids = deck_spec.parse_cards(deck) if isinstance(deck, str) else [int(c) for c in deck]
+        if sorted(ids) != list(range(deck_spec.num_cards)):
+            raise ValueError(f"a deck order must hold each of the {deck_spec.num_cards} cards "
+                             f"exactly once; got {len(ids)} cards")
+        return np.asarray(ids, dtype=np.int8)
+
+    def next_hand(self, index: int) -> None:
+        """Deal the next hand of game ``index`` after a finished hand (``episode='hand'``)."""
+        s = self.states[index: index + 1]
+        if s[0]["phase"] != PHASE_HAND_OVER:
+            raise ValueError("next_hand needs a finished hand that did not end the game")
+        rules.next_hand(s[0], self.spec)
+        rules.mask_batch(s, self.spec, self.masks[index: index + 1], self._scratch)
+
+    def step(self, actions) -> np.ndarray:
+        """Play one action per game; returns per-game events (EVENT_* codes).
+
+        Raises :class:`IllegalActionError` naming the first game with an illegal action,
+        before any game is changed.
+        """
+        actions = np.asarray(actions, dtype=np.int64).reshape(-1)
+        if actions.shape != (self.batch_size,):
+            raise ValueError(f"expected {self.batch_size} actions, got {actions.shape[0]}")
+        bad = (actions < 0) | (actions >= self.variant.num_actions)
+        if not bad.any():
+            bad = self.masks[np.arange(self.batch_size), actions] == 0
+        if bad.any():
+            b = int(np.flatnonzero(bad)[0])
+            raise IllegalActionError(self.illegal_reason(b, int(actions[b])))
+        rules.step_batch(self.states, self.spec, actions, self.masks, self.events, self._scratch)
+        return self.events
+
+    def step_one(self, index: int, action) -> int:
+        """Play ``action`` (id or text) in game ``index`` alone; returns its event."""
+        if isinstance(action, str):
+            action = self.variant.parse_action(action)
+        if not (isinstance(action, (int, np.integer)) and 0 <= action < self.variant.num_actions) \
+                or not self.masks[index, action]:
+            raise IllegalActionError(self.illegal_reason(index, action))
+        sl = slice(index, index + 1)
+        events = self.events[sl]
+        rules.step_batch(self.states[sl], self.spec, np.array([action], np.int64),
+                         self.masks[sl], events, self._scratch)
+        return int(events[0])
+
+    def illegal_reason(self, index: int, action) -> str:
+        s = self.states[index]
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or \
+                not 0 <= action < self.variant.num_actions:
+            return f"action {action!r} is not an id in 0..{self.variant.num_actions - 1}"
+        phase = PHASE_NAMES[s["phase"]]
+        legal = self.legal_actions(index)
+        shown = ", ".join(self.variant.action_text(a) for a in legal[:12])
+        more = f" (+{len(legal) - 12} more)" if len(legal) > 12 else ""
+        return (f"illegal action {action} ({self.variant.action_text(int(action))!r}) for "
+                f"player {s['current']} in the {phase} phase of game {index}; legal: {shown}{more}")
+
+    # ----------------------------------------------------------------------------------
+    # views
+
+    def legal_actions(self, index: int = 0) -> list[int]:
+        return np.flatnonzero(self.masks[index]).tolist()
+
+    def done(self, index: int = 0) -> bool:
+        return int(self.states[index]["phase"]) in (PHASE_HAND_OVER, PHASE_GAME_OVER)
+
+    def current_player(self, index: int = 0) -> int:
+        return int(self.states[index]["current"])
+
+    def hand(self, index: int, player: int) -> list[int]:
+        """Card ids in a player's hand, sorted by suit then rank (jokers last)."""
+        s = self.states[index]
+        cards = np.flatnonzero(s["loc"] == LOC_HAND + player)
+        return sorted(cards.tolist(), key=lambda c: (self.spec.card_face[c], c))
+
+    def discard_pile(self, index: int = 0) -> list[int]:
+        s = self.states[index]
+        return s["discard"][: s["discard_len"]].tolist()
+
+    def stock(self, index: int = 0) -> list[int]:
+        s = self.states[index]
+        return s["stock"][s["stock_ptr"]: s["stock_len"]].tolist()
+
+    def melds(self, index: int = 0) -> list[dict]:
+        """Table melds: slot, founder, and cards in order with owner and shown face."""
+        s = self.states[index]
+        out = []
+        for m in np.flatnonzero(s["m_kind"] != MELD_EMPTY):
+            cards = [int(c) for c in s["m_cards"][m] if c >= 0]
+            out.append({"slot": int(m), "founder": int(s["m_founder"][m]),
+                        "kind": "set" if s["m_kind"][m] == rules.SET else "run",
+                        "cards": cards,
+                        "text": [self.card_on_table(index, c) for c in cards],
+                        "owners": [int(s["owner"][c]) for c in cards]})
+        return out
+
+    def card_on_table(self, index: int, card: int) -> str:
+        shown = int(self.states[index]["shown"][card])
+        if card >= self.variant.deck.num_naturals:
+            return f"XX={face_text(shown)}"
+        return self.variant.deck.card_text(card)
+
+    def where(self, index: int = 0) -> np.ndarray:
+        """``loc`` codes per card (see :mod:`core.state`)."""
+        return self.states[index]["loc"].copy()
+
+    def summary(self, index: int = 0) -> HandSummary:
+        """Summary of the last finished hand of game ``index``."""
+        s = self.states[index]
+        kinds = tuple(name for bit, name in BONUS_NAMES.items() if s["h_bonus_kinds"] & bit)
+        return HandSummary(
+            hand_no=int(s["hand_no"]) if not self.spec.episode_game or s["phase"] == PHASE_GAME_OVER
+            else int(s["hand_no"]) - 1,
+            end=END_NAMES[s["h_end_kind"]], ender=int(s["h_ender"]), winner=int(s["h_winner"]),
+            credit=tuple(int(v) for v in s["h_credit"]),
+            deadwood=tuple(int(v) for v in s["h_deadwood"]),
+            standard_points=tuple(int(v) for v in s["h_sp"]),
+            bonus=tuple(int(v) for v in s["h_bonus"]), bonus_kinds=kinds,
+            hand_points=tuple(int(v) for v in s["h_points"]),
+            totals=tuple(int(v) for v in s["scores"]), game_winner=int(s["game_winner"]),
+        )
+
+    def clone(self) -> "Game":
+        other = Game.__new__(Game)
+        other.variant = self.variant
+        other.spec = self.spec
+        other.states = self.states.copy()
+        other.masks = self.masks.copy()
+        other.events = self.events.copy()
+        other._scratch = np.zeros_like(self._scratch)
+        return other
+
+    def describe(self, index: int, action: int, before: np.void) -> str:
+        """Readable form of ``action`` just played in game ``index`` from state ``before``,
+        naming the cards it moved (``meld 5H 6H XX=7H``, ``take 7H (+ 9C QS)``)."""
+        v = self.variant
+        text = v.action_text(action)
+        after = self.states[index]
+        family = v.action_family(action)
+        if family == "draw":
+            drawn = [c for c in range(v.deck.num_cards)
+                     if before["loc"][c] == LOC_STOCK and after["loc"][c] != LOC_STOCK]
+            return f"draw stock ({v.deck.cards_text(drawn)})"
+        if family == "take":
+            card = action - v.layout.take
+            taken = [c for c in before["discard"][: before["discard_len"]]
+                     if after["loc"][c] != LOC_DISCARD and c != card]
+            extra = f" (+ {v.deck.cards_text(taken)})" if taken else ""
+            return f"take {v.deck.card_text(card)}{extra}"
+        if family in ("meld", "regroup", "layoff"):
+            moved = [c for c in range(v.deck.num_cards)
+                     if after["loc"][c] == LOC_TABLE and (before["loc"][c] != LOC_TABLE
+                                                         or before["meld_of"][c] != after["meld_of"][c])]
+            placed = " ".join(self.card_on_table(index, c) for c in moved
+                              if before["loc"][c] != LOC_TABLE)
+            detached = [self.card_on_table(index, c) for c in moved if before["loc"][c] == LOC_TABLE]
+            word = family.split()[0]
+            if family == "layoff":
+                slot = (action - v.layout.layoff) // JOKER_FACE
+                return f"layoff {placed} on m{slot}"
+            extra = f" with {' '.join(detached)} from the table" if detached else ""
+            return f"{word} {placed}{extra}"
+        if family in ("knock", "base_camp"):
+            gone = [c for c in range(v.deck.num_cards)
+                    if after["loc"][c] == LOC_FACEDOWN and before["loc"][c] != LOC_FACEDOWN]
+            return f"{text} ({v.deck.cards_text(gone)} face down)" if family == "base_camp" else text
+        return text

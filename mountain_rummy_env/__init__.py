@@ -1,0 +1,18 @@
+"""mountain-rummy-env: RL environments for Mountain Rummy and other rummy variants.
+
+The rules run on a batched, compiled core (:mod:`mountain_rummy_env.core`); variants are
+small configuration modules (:mod:`mountain_rummy_env.variants`); :class:`Game` drives a
+batch of games from Python. Environment adapters build on these.
+"""
+
+from .cards import CardError, Deck
+from .config import ConfigError
+from .game import Game, HandSummary, IllegalActionError, PlayerView, player_view
+from .variant import ActionError, Variant
+from .variants.mountain import MountainConfig, mountain_variant
+
+__all__ = [
+    "ActionError", "CardError", "ConfigError", "Deck", "Game", "HandSummary",
+    "IllegalActionError", "MountainConfig", "PlayerView", "Variant", "mountain_variant",
+    "player_view",
+]

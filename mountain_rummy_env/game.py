@@ -275,3 +275,53 @@ class Game:
                     if after["loc"][c] == LOC_FACEDOWN and before["loc"][c] != LOC_FACEDOWN]
             return f"{text} ({v.deck.cards_text(gone)} face down)" if family == "base_camp" else text
         return text
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    """What ``player`` may know in game ``index`` (DESIGN.md: observations hold only that).
+
+    Agents act on this; the envs encode the same information as numpy planes. ``hand`` and
+    ``opponent_known`` are card ids; ``discard`` is bottom first; ``melds`` as in
+    :meth:`Game.melds`; ``taken`` lists the hand cards that may not be discarded this turn.
+    """
+
+    game: "Game"
+    index: int
+    player: int
+    hand: tuple[int, ...]
+    discard: tuple[int, ...]
+    melds: tuple[dict, ...]
+    opponent_known: tuple[int, ...]
+    opponent_hand_size: int
+    stock_size: int
+    scores: tuple[int, ...]
+    phase: int
+    current: int
+    obligation: int
+    taken: tuple[int, ...]
+    turn: int
+    dealer: int
+
+    @property
+    def variant(self) -> Variant:
+        return self.game.variant
+
+
+def player_view(game: Game, index: int, player: int) -> PlayerView:
+    s = game.states[index]
+    opp = (player + 1) % game.variant.num_players
+    loc = s["loc"]
+    hand = tuple(game.hand(index, player))
+    return PlayerView(
+        game=game, index=index, player=player, hand=hand,
+        discard=tuple(game.discard_pile(index)), melds=tuple(game.melds(index)),
+        opponent_known=tuple(int(c) for c in np.flatnonzero((loc == LOC_HAND + opp) & (s["public"] == 1))),
+        opponent_hand_size=int((loc == LOC_HAND + opp).sum()),
+        stock_size=int(s["stock_len"] - s["stock_ptr"]),
+        scores=tuple(int(v) for v in s["scores"]), phase=int(s["phase"]),
+        current=int(s["current"]),
+        obligation=int(s["obligation"]) if s["current"] == player else -1,
+        taken=tuple(c for c in hand if s["taken"][c]) if s["current"] == player else (),
+        turn=int(s["turn"]), dealer=int(s["dealer"]),
+    )

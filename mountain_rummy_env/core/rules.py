@@ -150,13 +150,11 @@ def new_game(s, spec, seed, dealer, deck_given):
     s.h_ender = -1
     s.h_bonus_kinds = 0
     s.game_winner = -1
+    saved = s.deck.copy()
+    chosen = first_dealer(s, spec)
+    shuffle_deck(s, spec)  # drawn even for a given deck, so later hands deal alike (records)
     if deck_given:
-        saved = s.deck.copy()
-        chosen = first_dealer(s, spec)
         s.deck[:] = saved
-    else:
-        chosen = first_dealer(s, spec)
-        shuffle_deck(s, spec)
     s.dealer = dealer if dealer >= 0 else chosen
     deal(s, spec)
 

@@ -40,17 +40,29 @@ hand_value, objective_code, forbidden, max_jokers, tiebreak, out_tmpl, out_nat)`
     bitmask of the naturals it uses (its joker faces are ``tmpl_mask & ~out_nat``).
     Returns ``(n_melds, deadwood, credit)`` as int64s.
 
+``solve_ws(... same arguments ..., ws_i, ws_f, ws_cand, ws_gn, ws_gj, ws_by, ws_h)``
+    the same with caller-owned scratch: ``make_workspace(n_templates)`` returns that tuple
+    once; reuse it in loops (``solve_kernel`` allocates it per call, about 1 us).
+
 ``batch_kernel(hands, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl_credit, hand_value,
-objective_code, forbidden, max_jokers, fast_tables..., out)``: see :func:`best_deadwood_batch`.
+objective_code, forbidden, max_jokers, run_best, suit_value, tgain, set_ids, set_cnt, out)``
+    the loop behind :func:`best_deadwood_batch`; the five tables come from
+    :func:`fast_tables`. ``nojoker_gain_kernel`` is its joker-free fast path.
+
+Numba notes: the kernels are not recursive (numba's on-disk cache and recursion crash
+together) and the bit helpers are plain overloads (``inline="always"`` miscompiled here).
 
 Algorithm. Templates are scanned with bitmask tests (``popcount(mask & ~hand) <= jokers``)
-to collect candidate melds; naturals in no candidate are deadwood outright. A depth-first
-search then decides the lowest undecided natural: unmelded, or the lowest natural of one
-candidate meld (optionally leaving some of that template's other held naturals out, a joker
-taking their face), with branch-and-bound on ``gain so far + best gain of every undecided
-card + jokers left * best joker gain``. Joker-free hands in the batch use a faster exact
-method: choose the sets (per rank with >= 3 cards: none / each held set template), then the
-best run packing of each suit is a lookup in a 4 x 8192 table precomputed per rule set.
+to collect candidate melds; naturals in no candidate are deadwood outright; a candidate no
+better than another with the same held naturals and joker count is dropped. A depth-first
+search (explicit stack) then decides the lowest undecided natural: unmelded, or the lowest
+natural of one candidate meld (optionally leaving some of that template's other held
+naturals out, a joker taking their face). Branch-and-bound: gain so far + jokers left x
+best joker gain + a fractional knapsack over the undecided naturals, natural ``i`` costing
+at least ``min(jokers / naturals)`` over its candidates. Joker-free hands in the batch use
+a faster exact method: choose the sets (per rank with >= 3 cards: none / each held set
+template), then the best run packing of each suit is a lookup in a 4 x 8192 table
+precomputed per rule set (runs never need a choice once the sets are fixed).
 """
 
 from __future__ import annotations
@@ -211,9 +223,6 @@ def _search(n, jokers, remw0, maxj, cand_a, cand_mfix, cand_gfix, gn, gj, wmax, 
             while x:
                 ub += wmax[_lowbit(x)]
                 x &= x - 1
-            if ub <= best:
-                sp -= 1
-                continue
             budget = np.float64(jl)
             frac = 0.0
             for q in range(order.shape[0]):
@@ -327,6 +336,24 @@ def _search(n, jokers, remw0, maxj, cand_a, cand_mfix, cand_gfix, gn, gj, wmax, 
     return best, best_n
 
 
+@njit(cache=True)
+def _dominates(k1, k2, cand_a, cand_gfix, gn, gj):
+    """Candidate k1 is worth at least k2 in every search state (same naturals, jokers)."""
+    a = cand_a[k1]
+    if a & (a - 1) == 0:  # one natural: never decided before use, never dropped
+        i = _lowbit(a)
+        return cand_gfix[k1] + gn[k1, i] >= cand_gfix[k2] + gn[k2, i]
+    if cand_gfix[k1] < cand_gfix[k2]:
+        return False
+    x = a
+    while x:
+        i = _lowbit(x)
+        if gn[k1, i] < gn[k2, i] or gj[k1, i] < gj[k2, i]:
+            return False
+        x &= x - 1
+    return True
+
+
 _WS_ROWS = 32  # int64 scratch rows: 0..17 search stack, 18.. per-card arrays
 _WS_COLS = 64  # >= 52 naturals + 2
 
@@ -336,11 +363,16 @@ def make_workspace(n_templates):
     """Scratch arrays for :func:`solve_ws` (reuse them across calls to skip allocation)."""
     ws_i = np.empty((_WS_ROWS, _WS_COLS), dtype=np.int64)
     ws_f = np.empty((2, _WS_COLS), dtype=np.float64)
-    ws_cand = np.empty((4, n_templates), dtype=np.int64)
+    ws_cand = np.empty((6, n_templates), dtype=np.int64)
+    slots = 64
+    while slots < 2 * n_templates:
+        slots *= 2
+    ws_h = np.zeros((3, slots), dtype=np.int64)  # candidate hash: key, index, stamp
+    ws_i[_WS_ROWS - 1, 0] = 0  # hash stamp
     ws_gn = np.empty((n_templates, NUM_FACES), dtype=np.int64)
     ws_gj = np.empty((n_templates, NUM_FACES), dtype=np.int64)
     ws_by = np.empty((NUM_FACES, n_templates), dtype=np.int32)
-    return ws_i, ws_f, ws_cand, ws_gn, ws_gj, ws_by
+    return ws_i, ws_f, ws_cand, ws_gn, ws_gj, ws_by, ws_h
 
 
 @njit(cache=True)
@@ -353,16 +385,16 @@ def solve_kernel(hand_mask, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl_credit
     Allocates its scratch; loops should call :func:`solve_ws` with one
     :func:`make_workspace` instead.
     """
-    ws_i, ws_f, ws_cand, ws_gn, ws_gj, ws_by = make_workspace(tmpl_mask.shape[0])
+    ws_i, ws_f, ws_cand, ws_gn, ws_gj, ws_by, ws_h = make_workspace(tmpl_mask.shape[0])
     return solve_ws(hand_mask, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl_credit,
                     hand_value, objective_code, forbidden, max_jokers, tiebreak, out_tmpl,
-                    out_nat, ws_i, ws_f, ws_cand, ws_gn, ws_gj, ws_by)
+                    out_nat, ws_i, ws_f, ws_cand, ws_gn, ws_gj, ws_by, ws_h)
 
 
 @njit(cache=True)
 def solve_ws(hand_mask, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl_credit, hand_value,
              objective_code, forbidden, max_jokers, tiebreak, out_tmpl, out_nat, ws_i, ws_f,
-             ws_cand, ws_gn, ws_gj, ws_by):
+             ws_cand, ws_gn, ws_gj, ws_by, ws_h):
     """:func:`solve_kernel` with caller-owned scratch from :func:`make_workspace`."""
     hand = np.int64(hand_mask)
     forb = np.int64(forbidden)
@@ -460,17 +492,57 @@ def solve_ws(hand_mask, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl_credit, ha
                 gj[k, li] = g_j
                 if g_n > wmax[li]:
                     wmax[li] = g_n
-                by_card[li, by_cnt[li]] = k
-                by_cnt[li] += 1
         cand_a[k] = am
         cand_mfix[k] = mfix
         cand_gfix[k] = gfix
+
+    # drop dominated candidates: same held naturals and joker count, no better gains
+    # (for a single natural only the meld's total gain matters)
+    alive = ws_cand[4]
+    h_key = ws_h[0]
+    h_idx = ws_h[1]
+    h_stamp = ws_h[2]
+    stamp = ws_i[_WS_ROWS - 1, 0] + 1
+    ws_i[_WS_ROWS - 1, 0] = stamp
+    hmask = h_key.shape[0] - 1
+    for k in range(n_c):
+        hk = cand_a[k] * 16 + cand_mfix[k]
+        h = ((hk * 0x7F4A7C159E3779B1) >> 40) & hmask
+        alive[k] = 1
+        while h_stamp[h] == stamp:
+            j = h_idx[h]
+            if h_key[h] == hk and alive[j]:
+                if _dominates(j, k, cand_a, cand_gfix, gn, gj):
+                    alive[k] = 0
+                    break
+                if _dominates(k, j, cand_a, cand_gfix, gn, gj):
+                    alive[j] = 0
+            h = (h + 1) & hmask
+        if alive[k]:
+            h_stamp[h] = stamp
+            h_key[h] = hk
+            h_idx[h] = k
+
+    prio = ws_cand[5]
+    for k in range(n_c):
+        if not alive[k]:
+            continue
+        am = cand_a[k]
         # joker cost per natural: this meld uses >= mfix jokers for <= popcount(am)
         # naturals, so each natural in it costs >= their ratio
-        r = mfix / _popcount(am)
+        r = cand_mfix[k] / _popcount(am)
+        # search order per card: more naturals first, then fewer jokers
+        pk = _popcount(am) * 16 - cand_mfix[k]
+        prio[k] = pk
         x = am
         while x:
             i = _lowbit(x)
+            j = by_cnt[i]
+            while j > 0 and prio[by_card[i, j - 1]] < pk:
+                by_card[i, j] = by_card[i, j - 1]
+                j -= 1
+            by_card[i, j] = k
+            by_cnt[i] += 1
             if r < cost[i]:
                 cost[i] = r
             x &= x - 1
@@ -644,7 +716,7 @@ def batch_kernel(hands, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl_credit, ha
     """Optimal value per hand into ``out`` (deadwood, or points for OBJ_POINTS)."""
     out_tmpl = np.empty(NUM_FACES, dtype=np.int32)
     out_nat = np.empty(NUM_FACES, dtype=np.int64)
-    ws_i, ws_f, ws_cand, ws_gn, ws_gj, ws_by = make_workspace(tmpl_mask.shape[0])
+    ws_i, ws_f, ws_cand, ws_gn, ws_gj, ws_by, ws_h = make_workspace(tmpl_mask.shape[0])
     for b in range(hands.shape[0]):
         h = np.int64(hands[b])
         if jokers[b] == 0:
@@ -660,7 +732,7 @@ def batch_kernel(hands, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl_credit, ha
             _, dw, cr = solve_ws(h, np.int64(jokers[b]), tmpl_mask, tmpl_len, tmpl_faces,
                                  tmpl_credit, hand_value, objective_code, forbidden,
                                  max_jokers, False, out_tmpl, out_nat, ws_i, ws_f, ws_cand,
-                                 ws_gn, ws_gj, ws_by)
+                                 ws_gn, ws_gj, ws_by, ws_h)
             if objective_code == OBJ_DEADWOOD:
                 out[b] = dw
             else:
@@ -785,8 +857,8 @@ def best_deadwood_batch(hand_masks, num_jokers, table: MeldTable, hand_value,
     ``forbidden_joker_faces`` and ``max_jokers_per_meld`` apply to every hand.
     """
     hands = np.ascontiguousarray(hand_masks, dtype=np.uint64).reshape(-1)
-    jok = np.ascontiguousarray(np.broadcast_to(np.asarray(num_jokers, dtype=np.int8),
-                                               hands.shape))
+    jok = np.array(np.broadcast_to(np.asarray(num_jokers, dtype=np.int8), hands.shape),
+                   dtype=np.int8, copy=True)
     if hands.size and (int(hands.max()) >> NUM_FACES):
         raise ValueError("hand masks must only use bits 0..51")
     if jok.size and (jok.min() < 0 or jok.max() > 8):

@@ -602,9 +602,21 @@ def placement_mask(s, spec, mask, scratch, require_card, check_end):
             mask[base + t] = 1
             count += 1
     for m in range(spec.max_melds):
-        if s.m_kind[m] == MELD_EMPTY:
+        kind = s.m_kind[m]
+        if kind == MELD_EMPTY:
             continue
-        for f in range(JOKER_FACE):
+        for end in range(4):  # the faces this meld could take: missing suits, or run ends
+            if kind == SET:
+                if s.m_cards[m, end] >= 0:
+                    continue
+                f = end * NUM_RANKS + s.m_rank[m]
+            else:
+                if end >= 2:
+                    break
+                pos = s.m_lo[m] - 1 if end == 0 else s.m_hi[m] + 1
+                if pos < 0 or pos > ACE_HIGH_POS:
+                    continue
+                f = s.m_suit[m] * NUM_RANKS + pos % NUM_RANKS
             if narrow and f != spec.card_face[require_card]:
                 continue
             c = layoff_card(s, spec, m, f, face_card, jokers, nj, face_up)
@@ -646,11 +658,41 @@ def legal_mask(s, spec, mask, scratch):
     phase = s.phase
     if phase == PHASE_DRAW:
         mask[spec.a_draw] = 1
+        # cheap necessary test first: could the card's face join any meld at all?
+        p = s.current
+        face_card = np.empty(JOKER_FACE, np.int16)
+        jokers = np.empty(8, np.int16)
+        shown_card = np.empty(JOKER_FACE, np.int16)
+        face_up = np.empty(JOKER_FACE, np.int16)
+        nj = hand_view(s, spec, p, face_card, jokers)[0]
+        table_view(s, spec, shown_card, face_up)
+        avail = hand_mask_bits(face_card)
+        for f in range(JOKER_FACE):
+            c = shown_card[f]
+            if c >= 0 and s.m_founder[s.meld_of[c]] != p:
+                avail |= np.uint64(1) << np.uint64(f)
         for depth in range(s.discard_len):
             c = s.discard[s.discard_len - 1 - depth]
+            f = spec.card_face[c]
+            if f == JOKER_FACE:
+                nj += 1
+            else:
+                avail |= np.uint64(1) << np.uint64(f)
             if depth == 0:
                 mask[spec.a_take + c] = 1
                 continue
+            if f != JOKER_FACE:
+                possible = False
+                for k in range(spec.by_face_count[f]):
+                    t = spec.by_face[f, k]
+                    if popcount(spec.t_mask[t] & ~avail) <= nj:
+                        possible = True
+                        break
+                for m in range(spec.max_melds):
+                    if not possible and s.m_kind[m] != MELD_EMPTY and layoff_position(s, spec, m, f) >= 0:
+                        possible = True
+                if not possible:
+                    continue
             scratch[len(scratch) - 2] = s
             after = scratch[len(scratch) - 2]
             take_cards(after, depth)

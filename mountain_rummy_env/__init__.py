@@ -16,3 +16,9 @@ __all__ = [
     "IllegalActionError", "MountainConfig", "PlayerView", "Variant", "mountain_variant",
     "player_view",
 ]
+
+# Environment adapters (importing them registers the Gymnasium id "MountainRummy-v0").
+from . import mountain_rummy_v0  # noqa: E402
+from .envs import SingleAgentEnv, encode_observations, observation_size  # noqa: E402
+
+__all__ += ["SingleAgentEnv", "encode_observations", "mountain_rummy_v0", "observation_size"]

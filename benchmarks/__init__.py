@@ -1,0 +1,1 @@
+"""Throughput and solver benchmarks, side by side with peer libraries (``python -m benchmarks``)."""

@@ -1,0 +1,413 @@
+"""Benchmark rows. Each ``bench_*`` runs for about ``seconds`` and returns a dict row."""
+
+from __future__ import annotations
+
+import gc
+import random
+import time
+import tracemalloc
+
+import numpy as np
+
+
+def _rss() -> int:
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+# --------------------------------------------------------------------------------------
+# environments, random masked play, observation + mask every step
+
+
+def bench_vector(batch: int, seconds: float) -> dict:
+    from mountain_rummy_env import mountain_variant
+    from mountain_rummy_env.envs.vector import RummyVectorEnv, sample_masked, seed_rng
+
+    env = RummyVectorEnv(mountain_variant(), batch, seed=0)
+    obs, info = env.reset()
+    rng = seed_rng(1, batch)
+    acts = np.zeros(batch, np.int64)
+    sample_masked(info["action_mask"], rng, acts)
+    obs, rew, term, trunc, info = env.step(acts)  # warm-up
+    start_actions = env.actions_applied
+    steps = games = 0
+    t0 = time.perf_counter()
+    while True:
+        sample_masked(info["action_mask"], rng, acts)
+        obs, rew, term, trunc, info = env.step(acts)
+        steps += batch
+        games += int(term.sum())
+        dt = time.perf_counter() - t0
+        if dt >= seconds:
+            break
+    actions = env.actions_applied - start_actions
+    return {"name": f"mountain vector env, batch {batch}", "steps_s": actions / dt,
+            "learner_steps_s": steps / dt, "games_s": games / dt}
+
+
+def bench_aec(seconds: float) -> dict | None:
+    try:
+        from mountain_rummy_env import mountain_rummy_v0
+    except ImportError:
+        return None
+    env = mountain_rummy_v0.env()
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    steps = games = 0
+    t0 = time.perf_counter()
+    while True:
+        obs, rew, term, trunc, info = env.last()
+        if term or trunc:
+            games += 1
+            env.reset()
+            if time.perf_counter() - t0 >= seconds:
+                break
+            continue
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        steps += 1
+    dt = time.perf_counter() - t0
+    return {"name": "mountain AEC env (single game)", "steps_s": steps / dt, "games_s": games / dt}
+
+
+def bench_openspiel(seconds: float) -> dict | None:
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("gin_rummy")
+    rnd = random.Random(0)
+    steps = games = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rnd.randrange(len(outcomes))][0])
+                continue
+            p = state.current_player()
+            state.observation_tensor(p)
+            state.apply_action(rnd.choice(state.legal_actions(p)))
+            steps += 1
+        games += 1
+    dt = time.perf_counter() - t0
+    return {"name": "OpenSpiel gin_rummy (observation_tensor)", "steps_s": steps / dt,
+            "games_s": games / dt}
+
+
+def bench_rlcard(seconds: float) -> dict | None:
+    try:
+        import rlcard
+    except ImportError:
+        return None
+    env = rlcard.make("gin-rummy", config={"seed": 0})
+    rnd = random.Random(0)
+    steps = games = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        state, _ = env.reset()
+        while not env.is_over():
+            state, _ = env.step(rnd.choice(list(state["legal_actions"].keys())))
+            steps += 1
+        games += 1
+    dt = time.perf_counter() - t0
+    return {"name": "RLCard gin-rummy", "steps_s": steps / dt, "games_s": games / dt}
+
+
+# --------------------------------------------------------------------------------------
+# deadwood solvers on the same 11-card Gin hands (min deadwood over the 11 discards)
+
+GIN_VALUES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10]
+
+
+def gin_hands(n: int, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return np.array([rng.choice(52, 11, replace=False) for _ in range(n)], np.int64)
+
+
+def bench_solvers(seconds: float, n: int = 20000) -> list[dict]:
+    """Card c = suit * 13 + rank (ace low) in all three libraries (suit order is irrelevant
+    to melds and values)."""
+    rows = []
+    hands = gin_hands(n)
+    try:
+        from mountain_rummy_env.melds import MeldRules, build_meld_table
+        from mountain_rummy_env.solver import best_deadwood_batch
+    except ImportError as err:
+        rows.append({"name": f"ours: solver not importable ({err})", "hands_s": float("nan")})
+        ours = None
+    else:
+        table = build_meld_table(MeldRules(ace_high=False))
+        values = np.zeros(53, np.int64)
+        values[:52] = np.tile(GIN_VALUES, 4)
+        bits = np.uint64(1) << hands.astype(np.uint64)
+        full = np.bitwise_or.reduce(bits, axis=1)
+        leave_one = (full[:, None] & ~bits).reshape(-1)   # the 11 ten-card hands of each deal
+        best_deadwood_batch(leave_one[:110], 0, table, values)  # warm-up / compile
+        done = 0
+        t0 = time.perf_counter()
+        while True:
+            dw = best_deadwood_batch(leave_one, 0, table, values).reshape(n, 11).min(axis=1)
+            done += n
+            dt = time.perf_counter() - t0
+            if dt >= seconds:
+                break
+        ours = dw
+        rows.append({"name": "ours: best_deadwood_batch (batched, numba)", "hands_s": done / dt})
+    try:
+        import pyspiel
+        utils = pyspiel.gin_rummy.GinRummyUtils(13, 4, 10)
+    except (ImportError, AttributeError):
+        pass
+    else:
+        done, agree = 0, 0
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < seconds and done < n:
+            d = utils.min_deadwood(hands[done].tolist())
+            if ours is not None:
+                agree += int(d == ours[done])
+            done += 1
+        dt = time.perf_counter() - t0
+        rows.append({"name": "OpenSpiel GinRummyUtils.min_deadwood", "hands_s": done / dt,
+                     "agree": (agree, done) if ours is not None else None})
+    try:
+        from rlcard.games.gin_rummy.utils import melding
+        from rlcard.games.gin_rummy.utils import utils as rutils
+    except ImportError:
+        pass
+    else:
+        cards = [rutils.card_from_card_id(c) for c in range(52)]
+        done, agree = 0, 0
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < seconds and done < n:
+            hand = [cards[c] for c in hands[done]]
+            best = 999
+            for k in range(11):
+                ten = hand[:k] + hand[k + 1:]
+                clusters = melding.get_best_meld_clusters(ten)
+                cluster = clusters[0] if clusters else []
+                best = min(best, rutils.get_deadwood_count(ten, cluster))
+            if ours is not None:
+                agree += int(best == ours[done])
+            done += 1
+        dt = time.perf_counter() - t0
+        rows.append({"name": "RLCard melding.get_best_meld_clusters x 11 discards",
+                     "hands_s": done / dt, "agree": (agree, done) if ours is not None else None})
+    return rows
+
+
+# --------------------------------------------------------------------------------------
+# memory
+
+
+def bench_memory(batch: int = 1024) -> dict:
+    from mountain_rummy_env import mountain_variant
+    from mountain_rummy_env.envs.vector import RummyVectorEnv, sample_masked, seed_rng
+
+    v = mountain_variant()
+    gc.collect()
+    rss0 = _rss()
+    tracemalloc.start()
+    env = RummyVectorEnv(v, batch, seed=0)
+    obs, info = env.reset()
+    rng = seed_rng(1, batch)
+    acts = np.zeros(batch, np.int64)
+    for _ in range(20):
+        sample_masked(info["action_mask"], rng, acts)
+        obs, *_rest, info = env.step(acts)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    rss1 = _rss()
+    core = v.dtype.itemsize + env._obs.itemsize * env._obs.shape[1] + v.num_actions
+    return {"batch": batch, "state_bytes": v.dtype.itemsize,
+            "obs_bytes": env._obs.itemsize * env._obs.shape[1], "mask_bytes": v.num_actions,
+            "core_bytes": core, "tracemalloc_peak_per_env": peak / batch,
+            "rss_delta_per_env": (rss1 - rss0) / batch}
+
+
+# --------------------------------------------------------------------------------------
+# where the time goes
+
+
+def profile_step(batch: int = 1024, seconds: float = 2.0) -> dict:
+    """Per-action microseconds of: the mask kernel alone (by phase), apply+mask
+    (``advance``), the observation encoder, and the rest of ``VectorEnv.step`` (Python)."""
+    from mountain_rummy_env import mountain_variant
+    from mountain_rummy_env.core import rules
+    from mountain_rummy_env.envs import vector as vec
+    from mountain_rummy_env.envs.observation import encode_observations
+
+    env = vec.RummyVectorEnv(mountain_variant(), batch, seed=0)
+    obs, info = env.reset()
+    rng = vec.seed_rng(1, batch)
+    acts = np.zeros(batch, np.int64)
+    g = env.game
+    t_step = t_adv = t_obs = 0.0
+    n_actions = n_learner = 0
+    snaps = []
+    orig_advance, orig_encode = vec.advance, vec.encode_observations
+
+    def timed_advance(*a):
+        nonlocal t_adv
+        t = time.perf_counter()
+        r = orig_advance(*a)
+        t_adv += time.perf_counter() - t
+        return r
+
+    def timed_encode(*a):
+        nonlocal t_obs
+        t = time.perf_counter()
+        r = orig_encode(*a)
+        t_obs += time.perf_counter() - t
+        return r
+
+    vec.advance, vec.encode_observations = timed_advance, timed_encode
+    try:
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < seconds:
+            sample_t = time.perf_counter()
+            vec.sample_masked(info["action_mask"], rng, acts)
+            t = time.perf_counter()
+            before = env.actions_applied
+            obs, rew, term, trunc, info = env.step(acts)
+            t_step += time.perf_counter() - t
+            n_actions += env.actions_applied - before
+            n_learner += batch
+            if len(snaps) < 40:
+                snaps.append(g.states.copy())
+            del sample_t
+    finally:
+        vec.advance, vec.encode_observations = orig_advance, orig_encode
+    # the mask kernel alone, by phase, on the recorded positions
+    states = np.concatenate(snaps)
+    masks = np.zeros((len(states), g.masks.shape[1]), np.int8)
+    by_phase = {}
+    for ph, name in enumerate(("draw", "play", "response")):
+        sub = states[states["phase"] == ph]
+        if not len(sub):
+            continue
+        reps = 0
+        t = time.perf_counter()
+        while time.perf_counter() - t < 0.5:
+            rules.mask_batch(sub, g.spec, masks[: len(sub)], g._scratch)
+            reps += 1
+        by_phase[name] = ((time.perf_counter() - t) / (reps * len(sub)) * 1e6, len(sub) / len(states))
+    sub = states[:1024]
+    out = np.zeros((len(sub), env._obs.shape[1]), np.float32)
+    seats = sub["current"].astype(np.int64)
+    t = time.perf_counter()
+    reps = 0
+    while time.perf_counter() - t < 0.5:
+        encode_observations(sub, g.spec, seats, out)
+        reps += 1
+    states = sub
+    obs_us = (time.perf_counter() - t) / (reps * len(states)) * 1e6
+    return {"batch": batch, "actions_per_learner_step": n_actions / n_learner,
+            "step_us_per_action": t_step / n_actions * 1e6,
+            "advance_us_per_action": t_adv / n_actions * 1e6,
+            "encode_us_per_learner_step": t_obs / n_learner * 1e6,
+            "other_us_per_action": (t_step - t_adv - t_obs) / n_actions * 1e6,
+            "mask_us_by_phase": by_phase, "encode_us_alone": obs_us}
+
+
+# --------------------------------------------------------------------------------------
+# report
+
+
+def _fmt(x: float) -> str:
+    return f"{x:,.0f}" if x >= 100 else f"{x:,.1f}"
+
+
+def run_all(seconds: float, batches, peers: bool = True, profile: bool = True):
+    env_rows = [bench_vector(b, seconds) for b in batches]
+    # games/s of the large batches: all games start together, so few finish inside a short
+    # window; use steps/s / mean game length (measured on the rows that finished games)
+    fin = [r for r in env_rows if r["games_s"] > 0 and r["steps_s"] / r["games_s"] < 1000]
+    length = (sum(r["steps_s"] for r in fin) / sum(r["games_s"] for r in fin)) if fin else None
+    if length:
+        for r in env_rows:
+            r["games_s"] = r["steps_s"] / length
+    aec = bench_aec(seconds)
+    if aec:
+        env_rows.append(aec)
+    peer_rows = []
+    if peers:
+        for fn in (bench_openspiel, bench_rlcard):
+            row = fn(seconds)
+            if row:
+                peer_rows.append(row)
+    solver_rows = bench_solvers(seconds)
+    mem = bench_memory()
+    prof = profile_step(1024, min(seconds, 3.0)) if profile else None
+
+    os_row = next((r for r in peer_rows if r["name"].startswith("OpenSpiel")), None)
+    rl_row = next((r for r in peer_rows if r["name"].startswith("RLCard")), None)
+    lines, md = [], []
+
+    def table(title, header, rows):
+        widths = [max(len(str(h)), *(len(str(r[i])) for r in rows)) for i, h in enumerate(header)]
+        lines.append(title)
+        lines.append("  ".join(str(h).ljust(w) for h, w in zip(header, widths)))
+        lines.append("  ".join("-" * w for w in widths))
+        for r in rows:
+            lines.append("  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)
+                                   for i, (c, w) in enumerate(zip(r, widths))))
+        lines.append("")
+        md.append(f"### {title}\n")
+        md.append("| " + " | ".join(map(str, header)) + " |")
+        md.append("|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|")
+        for r in rows:
+            md.append("| " + " | ".join(map(str, r)) + " |")
+        md.append("")
+
+    rows = []
+    for r in env_rows + peer_rows:
+        ratio_os = f"{r['steps_s'] / os_row['steps_s']:.2f}x" if os_row else "-"
+        ratio_rl = f"{r['steps_s'] / rl_row['steps_s']:.2f}x" if rl_row else "-"
+        learner = _fmt(r["learner_steps_s"]) if "learner_steps_s" in r else "-"
+        rows.append((r["name"], _fmt(r["steps_s"]), learner, _fmt(r["games_s"]), ratio_os, ratio_rl))
+    table(f"Random masked play, one core, {seconds:g} s per row (steps = actions of all seats)",
+          ("env", "steps/s", "learner steps/s", "games/s", "vs OpenSpiel", "vs RLCard"), rows)
+
+    srows = []
+    base = next((r for r in solver_rows if r["name"].startswith("ours:")), None)
+    for r in solver_rows:
+        ratio = f"{base['hands_s'] / r['hands_s']:.0f}x" if base and r is not base and r["hands_s"] else "-"
+        agree = f"{r['agree'][0]}/{r['agree'][1]}" if r.get("agree") else "-"
+        srows.append((r["name"], _fmt(r["hands_s"]), ratio, agree))
+    table("Min deadwood of random 11-card Gin hands (best discard), one core",
+          ("solver", "hands/s", "ours is faster by", "agrees with ours"), srows)
+
+    table(f"Memory per env (vector env, batch {mem['batch']})",
+          ("state B", "obs B (float32)", "mask B", "state+obs+mask B", "tracemalloc peak B/env",
+           "RSS delta B/env"),
+          [(mem["state_bytes"], mem["obs_bytes"], mem["mask_bytes"], mem["core_bytes"],
+            _fmt(mem["tracemalloc_peak_per_env"]), _fmt(mem["rss_delta_per_env"]))])
+
+    if prof:
+        prow = [("actions per learner step", f"{prof['actions_per_learner_step']:.2f}"),
+                ("VectorEnv.step, us per action", f"{prof['step_us_per_action']:.1f}"),
+                ("  advance (apply + mask kernel), us per action", f"{prof['advance_us_per_action']:.1f}"),
+                ("  observation encode, us per learner step", f"{prof['encode_us_per_learner_step']:.1f}"),
+                ("  rest (Python, autoreset, copies), us per action", f"{prof['other_us_per_action']:.1f}"),
+                ("encode_observations alone, us per obs", f"{prof['encode_us_alone']:.2f}")]
+        for name, (us, share) in prof["mask_us_by_phase"].items():
+            prow.append((f"legal_mask alone, {name} phase ({share:.0%} of positions), us", f"{us:.1f}"))
+        table(f"Where the time goes (vector env, batch {prof['batch']})", ("item", "value"), prow)
+
+    targets = []
+    vec_best = max((r for r in env_rows if "batch" in r["name"]), key=lambda r: r["steps_s"])
+    if os_row:
+        targets.append(f"target: mountain vector env >= 5x OpenSpiel steps/s -> best "
+                       f"{vec_best['steps_s'] / os_row['steps_s']:.2f}x ({vec_best['name']})")
+    if aec and rl_row:
+        targets.append(f"target: AEC env >= 2x RLCard steps/s -> {aec['steps_s'] / rl_row['steps_s']:.2f}x")
+    lines.extend(targets)
+    md.extend(f"- {t}" for t in targets)
+    return "\n".join(lines), "\n".join(md) + "\n"

@@ -1,0 +1,264 @@
+# noqa: D212, D415
+"""
+# Mountain Rummy
+
+| Import             | `from mountain_rummy_env import mountain_rummy_v0`          |
+|--------------------|-------------------------------------------------------------|
+| Actions            | Discrete                                                    |
+| Parallel API       | Yes (`turn_based_aec_to_parallel`)                          |
+| Manual Control     | No                                                          |
+| Agents             | `agents= ['player_0', 'player_1']`                          |
+| Agents             | 2                                                           |
+| Action Shape       | Discrete(1845) (default options; `num_jokers` changes it)   |
+| Action Values      | Discrete(1845)                                              |
+| Observation Shape  | (1809,) flat, or (60, 54) with `observation_layout="planes"` |
+| Observation Values | [-1, 1] (binary features 0/1)                               |
+| State Shape        | (2025,)                                                     |
+
+Mountain Rummy (RULES.md section 1) for two players: draw from the stock or take any card of
+the discard pile with everything above it, meld and lay off (also on the opponent's melds,
+which may be reorganised), then end the turn with a face-up discard, a Knock, Base Camp or
+High Camp. Points are meld credit minus deadwood, plus bonuses for the hand winner.
+
+A turn is several steps by the same agent (draw -> meld / lay off ... -> end);
+`agent_selection` always names the player the rules wait for (`game.current_player`), so
+the same agent can be selected many times in a row. After a Knock the opponent gets a
+response phase (meld / lay off, then `done`).
+
+### Options
+
+`env(render_mode=None, reward="margin", observation_layout="flat", **config)` where
+`config` goes to `mountain_variant` (`num_jokers`, `camp_response`, `bonus_recipient`,
+`max_turns`, `target_score`, `episode`; invalid values raise `ConfigError`).
+`reset(seed=None, options={"deck": ..., "dealer": ...})`: `deck` fixes the first hand's card
+order (card string such as `"5H 6H XX ..."` or ids, top first), `dealer` the first dealer.
+
+### Observation Space
+
+A dict: `observation` is the player's own view (`docs/observation.md`: own hand, discard
+pile in order, table melds with owners and declared jokers, the opponent's known cards,
+stock size, scores, phase, turn constraints; never the opponent's hidden cards or the stock
+order) and `action_mask` (int8, length = number of actions) marks the legal actions. The
+mask of an agent that is not to act is all zeros; its observation is still its own view.
+`state()` is the full state (both hands, stock order, face-down cards) for centralised critics.
+
+### Action Space
+
+One flat `Discrete` space; every id has a text form (`env.unwrapped.variant.action_text`):
+`draw stock`, `take 7H` (that card and all above it), `meld 5H 6H 7H`, `regroup ...`,
+`layoff 9H m3`, `discard 3C`, `knock 4D`, `base camp`, `done`. See `variant.py`.
+
+### Rewards
+
+Given when a hand ends (each hand in `episode="game"`, where the episode ends at game over):
+
+| `reward`  | value for each player                                          |
+|-----------|----------------------------------------------------------------|
+| `margin`  | own hand points - opponent's hand points (default; zero-sum)   |
+| `points`  | own hand points (standard points + bonuses)                    |
+| `win`     | +1 hand won, -1 hand lost, 0 no winner (exhausted tie)         |
+
+`infos[agent]["hand"]` holds the finished hand's `HandSummary` as a dict (credit, deadwood,
+bonuses, hand points, game totals, game winner). The raw env raises `IllegalActionError` on
+an illegal action; `env()` wraps it like the classic envs (an illegal move ends the game with
+reward -1 for the mover).
+
+### Version History
+
+* v0: Initial release (mountain-rummy-env 0.1.0).
+"""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import turn_based_aec_to_parallel, wrappers
+
+from ..config import ConfigError
+from ..core.state import EVENT_GAME_OVER, EVENT_HAND_OVER
+from ..game import Game
+from ..variants.mountain import mountain_variant
+from . import observation as obs_mod
+from .render import render_text
+
+REWARD_MODES = ("margin", "points", "win")
+OBSERVATION_LAYOUTS = ("flat", "planes")
+
+
+def hand_rewards(summary, mode: str, num_players: int = 2) -> list[float]:
+    """Per-seat reward for a finished hand (``summary``: HandSummary)."""
+    pts = summary.hand_points
+    if mode == "margin":
+        return [float(pts[p] - sum(pts[q] for q in range(num_players) if q != p) / (num_players - 1))
+                for p in range(num_players)]
+    if mode == "points":
+        return [float(pts[p]) for p in range(num_players)]
+    if summary.winner < 0:
+        return [0.0] * num_players
+    return [1.0 if p == summary.winner else -1.0 for p in range(num_players)]
+
+
+def check_reward_mode(reward: str) -> None:
+    if reward not in REWARD_MODES:
+        raise ConfigError(f"reward must be one of {', '.join(map(repr, REWARD_MODES))}; got {reward!r}")
+
+
+def observation_box(variant, layout: str = "flat") -> spaces.Box:
+    low, high = obs_mod.observation_bounds(variant)
+    if layout == "planes":
+        low = obs_mod.to_planes(low[None], variant)[0]
+        high = obs_mod.to_planes(high[None], variant)[0]
+    return spaces.Box(low=low, high=high, dtype=np.float32)
+
+
+def env(**kwargs):
+    """The Mountain Rummy AEC env wrapped like PettingZoo's classic envs."""
+    e = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+def parallel_env(**kwargs):
+    """Parallel API over :func:`env` (only the agent to act has a non-zero mask)."""
+    return turn_based_aec_to_parallel(env(**kwargs))
+
+
+class raw_env(AECEnv):
+    metadata = {
+        "name": "mountain_rummy_v0",
+        "render_modes": ["human", "ansi"],
+        "is_parallelizable": True,
+        "render_fps": 1,
+    }
+
+    def __init__(self, render_mode: str | None = None, reward: str = "margin",
+                 observation_layout: str = "flat", **config):
+        super().__init__()
+        check_reward_mode(reward)
+        if observation_layout not in OBSERVATION_LAYOUTS:
+            raise ConfigError(f"observation_layout must be 'flat' or 'planes'; got {observation_layout!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}; got {render_mode!r}")
+        self.variant = mountain_variant(**config)
+        self.game = Game(self.variant, 1)
+        self.reward_mode = reward
+        self.observation_layout = observation_layout
+        self.render_mode = render_mode
+        n = self.variant.num_players
+        self.possible_agents = [f"player_{p}" for p in range(n)]
+        self.agents = []
+        self._seat = {a: p for p, a in enumerate(self.possible_agents)}
+        self._episode_game = self.variant.config.episode == "game"
+        A = self.variant.num_actions
+        self.observation_spaces = {
+            a: spaces.Dict({
+                "observation": observation_box(self.variant, observation_layout),
+                "action_mask": spaces.Box(0, 1, (A,), dtype=np.int8),
+            }) for a in self.possible_agents
+        }
+        self.action_spaces = {a: spaces.Discrete(A) for a in self.possible_agents}
+        low, high = obs_mod.observation_bounds(self.variant, clairvoyant=True)
+        self.state_space = spaces.Box(low=low, high=high, dtype=np.float32)
+        self._buf = np.zeros((1, obs_mod.observation_size(self.variant)), np.float32)
+        self._players = np.zeros(1, np.int64)
+        self._state_buf = np.zeros((1, obs_mod.state_size(self.variant)), np.float32)
+        self._np_random = None
+        self._has_reset = False
+
+    # ----------------------------------------------------------------------------------
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    @property
+    def np_random(self) -> np.random.Generator:
+        if self._np_random is None:
+            self._np_random, _ = seeding.np_random()
+        return self._np_random
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """New game; ``options`` may hold ``deck`` (first hand's order) and ``dealer``."""
+        options = options or {}
+        if seed is not None:
+            self._np_random, _ = seeding.np_random(seed)
+            game_seed = int(seed)
+        else:
+            game_seed = int(self.np_random.integers(2**62))
+        self.game.reset(seed=game_seed, deck=options.get("deck"), dealer=options.get("dealer"))
+        self._has_reset = True
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[self.game.current_player(0)]
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent):
+        p = self._seat[agent]
+        self._players[0] = p
+        obs_mod.encode_observations(self.game.states, self.variant.spec, self._players, self._buf)
+        flat = self._buf[0].copy()
+        if self.observation_layout == "planes":
+            flat = obs_mod.to_planes(flat[None], self.variant)[0]
+        acting = (agent in self.terminations and not self.terminations[agent]
+                  and self.game.current_player(0) == p)
+        mask = self.game.masks[0].copy() if acting else np.zeros(self.variant.num_actions, np.int8)
+        return {"observation": flat, "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        obs_mod.encode_state(self.game.states, self.variant.spec, self._state_buf)
+        return self._state_buf[0].copy()
+
+    def action_mask(self, agent=None) -> np.ndarray:
+        agent = self.agent_selection if agent is None else agent
+        return self.observe(agent)["action_mask"]
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        self.infos[agent] = {}
+        event = self.game.step_one(0, action)  # raises IllegalActionError, nothing changed
+        self.rewards = {a: 0.0 for a in self.agents}
+        if event in (EVENT_HAND_OVER, EVENT_GAME_OVER):
+            summary = self.game.summary(0)
+            values = hand_rewards(summary, self.reward_mode, self.variant.num_players)
+            for a in self.agents:
+                self.rewards[a] = values[self._seat[a]]
+                self.infos[a] = {"hand": summary.as_dict()}
+            if event == EVENT_GAME_OVER or not self._episode_game:
+                self.terminations = {a: True for a in self.agents}
+        if not self.terminations[agent]:
+            self.agent_selection = self.possible_agents[self.game.current_player(0)]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        if not self._has_reset:
+            gymnasium.logger.warn("Call reset() before render().")
+            return "" if self.render_mode == "ansi" else None
+        text = render_text(self.game, 0, self.possible_agents)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        pass

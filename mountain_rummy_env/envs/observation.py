@@ -1,0 +1,370 @@
+"""Batched observation encoders over the state records (``docs/observation.md``).
+
+Every encoder is one compiled call over a batch of state records, so the single-game envs
+(a batch of one) and a vector env (a batch of N) share the same code::
+
+    out = np.zeros((B, observation_size(variant)), np.float32)
+    encode_observations(game.states, variant.spec, players, out)   # players: (B,) seats
+
+Layout (``C`` = cards of the variant, ``M`` = table meld slots, ``S`` = scalars):
+
+* ``NUM_CARD_PLANES`` card planes of width ``C`` (column = card id; for natural cards of a
+  one-deck variant the id is also the face, which the face-indexed planes use),
+* ``M`` meld-slot rows of width ``C`` (which faces meld slot m shows; slot m is the ``m`` of
+  ``layoff 9H m3``),
+* ``NUM_SCALARS`` scalars.
+
+The player's view holds only what that player may know: the opponent's hidden hand cards,
+the stock and the opponent's face-down card enter only as the union ``UNSEEN`` (and as
+counts), so permuting cards among those places leaves the observation unchanged.
+
+``out`` may be float32 (values in [-1, 1]) or int8: binary features are 0/1 either way,
+scaled features are quantised to ``round(127 * x)`` in int8 output.
+
+:func:`encode_clairvoyant` appends the hidden information (opponent's whole hand, stock order,
+face-down cards) for research agents allowed to peek; :func:`encode_state` is the
+clairvoyant encoding from seat 0, the full state for centralised critics.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from ..core.state import (
+    LOC_DISCARD, LOC_FACEDOWN, LOC_HAND, LOC_STOCK, LOC_TABLE, MELD_WIDTH, PHASE_GAME_OVER,
+    PHASE_HAND_OVER, PHASE_RESPONSE,
+)
+
+NUM_FACES = 52
+
+# ---- card planes (width C) -----------------------------------------------------------
+P_HAND = 0            # in my hand
+P_HAND_TAKEN = 1      # in my hand, taken from the discard pile this turn (may not be discarded)
+P_HAND_PUBLIC = 2     # in my hand and known to the opponent (taken from the discard pile)
+P_OBLIGATION = 3      # the deep-draw card the player to move must meld or lay off this turn
+P_DISCARD = 4         # in the discard pile
+P_DISCARD_DEPTH = 5   # (C - depth) / C for a pile card, depth 0 = top (top card = 1)
+P_DISCARD_TOP = 6     # the top card of the discard pile
+P_TABLE_MINE = 7      # on the table, credited to me
+P_TABLE_OPP = 8       # on the table, credited to the opponent
+P_TABLE_MY_MELD = 9   # on the table in a meld I founded (my melds are never reorganised)
+P_JOKER_FACES = 10    # column f < 52: a melded joker is declared as face f
+P_TABLE_FACES = 11    # column f < 52: face f shows on the table; joker columns: that joker is on the table
+P_OPP_KNOWN = 12      # in the opponent's hand and known (taken from the discard pile)
+P_MY_FACEDOWN = 13    # discarded face down by me (knock / base camp) this hand
+P_UNSEEN = 14         # none of the above: opponent's hidden hand, stock or opponent's face-down card
+NUM_CARD_PLANES = 15
+CARD_PLANE_NAMES = (
+    "hand", "hand_taken", "hand_public", "obligation", "discard", "discard_depth",
+    "discard_top", "table_mine", "table_opp", "table_my_meld", "joker_faces", "table_faces",
+    "opp_known", "my_facedown", "unseen",
+)
+
+# ---- scalars -------------------------------------------------------------------------
+S_STOCK = 0           # stock size / C
+S_DISCARD = 1         # discard pile size / C
+S_MY_HAND = 2         # my hand size / C
+S_OPP_HAND = 3        # opponent hand size / C
+S_PHASE = 4           # 5 one-hot: draw, play, response, hand over, game over
+S_MY_TURN = 9         # I am the player to move
+S_DEALER = 10         # I dealt this hand
+S_TURN = 11           # completed turns / max_turns
+S_MY_TOTAL = 12       # my game total / target_score, clipped to [-1, 1]
+S_OPP_TOTAL = 13      # opponent's game total / target_score, clipped
+S_OBLIGATION = 14     # a deep-draw obligation is pending
+S_PLACED_NOW = 15     # I melded or laid off this turn (only while I am to move)
+S_MY_PLACED = 16      # I melded or laid off on an earlier turn of this hand (no Summit)
+S_OPP_PLACED = 17     # the opponent did (no Summit for them)
+S_I_ENDED = 18        # I ended this hand (knock / camp; response phase and after)
+S_OPP_ENDED = 19      # the opponent ended this hand
+S_END_KIND = 20       # 3 one-hot: knock, base camp, high camp (response phase and after)
+S_MY_DEADWOOD = 23    # value of my hand / 200, clipped
+S_LAST_MINE = 24      # my points in the last finished hand / 200, clipped to [-1, 1]
+S_LAST_OPP = 25       # opponent's points in the last finished hand / 200, clipped
+S_HAND_NO = 26        # hand number / 100, clipped
+NUM_SCALARS = 27
+SCALAR_NAMES = (
+    "stock_size", "discard_size", "my_hand_size", "opp_hand_size", "phase_draw", "phase_play",
+    "phase_response", "phase_hand_over", "phase_game_over", "my_turn", "i_dealt", "turn",
+    "my_total", "opp_total", "obligation_pending", "placed_this_turn", "i_placed_before",
+    "opp_placed_before", "i_ended", "opp_ended", "end_knock", "end_base_camp", "end_high_camp",
+    "my_deadwood", "last_hand_mine", "last_hand_opp", "hand_no",
+)
+SIGNED_SCALARS = (S_MY_TOTAL, S_OPP_TOTAL, S_LAST_MINE, S_LAST_OPP)
+SCALED_SCALARS = (S_STOCK, S_DISCARD, S_MY_HAND, S_OPP_HAND, S_TURN, S_MY_TOTAL, S_OPP_TOTAL,
+                  S_MY_DEADWOOD, S_LAST_MINE, S_LAST_OPP, S_HAND_NO)
+
+# ---- clairvoyant extra planes ----------------------------------------------------------
+X_OPP_HAND = 0        # every card in the opponent's hand
+X_OPP_TAKEN = 1       # opponent's cards taken from the pile this turn
+X_STOCK_DEPTH = 2     # (C - k) / C for the k-th stock card from the top (next draw = 1)
+X_FACEDOWN = 3        # every face-down card
+NUM_EXTRA_PLANES = 4
+EXTRA_PLANE_NAMES = ("opp_hand", "opp_taken", "stock_depth", "facedown")
+
+
+class ObservationLayout(NamedTuple):
+    num_cards: int
+    max_melds: int
+    card_planes: int        # offset of the card planes (0)
+    meld_rows: int          # offset of the meld-slot rows
+    scalars: int            # offset of the scalars
+    size: int               # flat player-view size
+    extra: int              # offset of the clairvoyant planes (== size)
+    clairvoyant_size: int
+    planes_shape: tuple     # (rows, C) of the 2-D view
+
+    def card_plane(self, k: int) -> slice:
+        return slice(k * self.num_cards, (k + 1) * self.num_cards)
+
+    def meld_row(self, m: int) -> slice:
+        start = self.meld_rows + m * self.num_cards
+        return slice(start, start + self.num_cards)
+
+    def scalar(self, k: int) -> int:
+        return self.scalars + k
+
+    def extra_plane(self, k: int) -> slice:
+        start = self.extra + k * self.num_cards
+        return slice(start, start + self.num_cards)
+
+
+def observation_layout(variant) -> ObservationLayout:
+    spec = variant.spec if hasattr(variant, "spec") else variant
+    c, m = int(spec.num_cards), int(spec.max_melds)
+    meld_rows = NUM_CARD_PLANES * c
+    scalars = meld_rows + m * c
+    size = scalars + NUM_SCALARS
+    return ObservationLayout(c, m, 0, meld_rows, scalars, size, size,
+                             size + NUM_EXTRA_PLANES * c, (NUM_CARD_PLANES + m + NUM_SCALARS, c))
+
+
+def observation_size(variant) -> int:
+    """Length of the flat player view for ``variant`` (a Variant or its Spec)."""
+    return observation_layout(variant).size
+
+
+def clairvoyant_size(variant) -> int:
+    return observation_layout(variant).clairvoyant_size
+
+
+def state_size(variant) -> int:
+    return clairvoyant_size(variant)
+
+
+def planes_shape(variant) -> tuple:
+    """Shape ``(rows, C)`` of the 2-D view: card planes, meld-slot rows, then every scalar
+    broadcast along a row."""
+    return observation_layout(variant).planes_shape
+
+
+def observation_bounds(variant, clairvoyant: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) of the flat float32 encoding, for ``gymnasium.spaces.Box``."""
+    lay = observation_layout(variant)
+    n = lay.clairvoyant_size if clairvoyant else lay.size
+    low = np.zeros(n, np.float32)
+    for k in SIGNED_SCALARS:
+        low[lay.scalar(k)] = -1.0
+    return low, np.ones(n, np.float32)
+
+
+def scaled_features(variant, clairvoyant: bool = False) -> np.ndarray:
+    """Bool mask of the scaled (non-binary) features; int8 output stores them as round(127 x)."""
+    lay = observation_layout(variant)
+    scaled = np.zeros(lay.clairvoyant_size if clairvoyant else lay.size, bool)
+    scaled[lay.card_plane(P_DISCARD_DEPTH)] = True
+    for k in SCALED_SCALARS:
+        scaled[lay.scalar(k)] = True
+    if clairvoyant:
+        scaled[lay.extra_plane(X_STOCK_DEPTH)] = True
+    return scaled
+
+
+def to_planes(flat: np.ndarray, variant, out: np.ndarray | None = None) -> np.ndarray:
+    """2-D view ``(..., rows, C)`` of flat player views ``(..., size)`` (scalars broadcast)."""
+    lay = observation_layout(variant)
+    c = lay.num_cards
+    rows = NUM_CARD_PLANES + lay.max_melds
+    if out is None:
+        out = np.empty(flat.shape[:-1] + lay.planes_shape, dtype=flat.dtype)
+    out[..., :rows, :] = flat[..., : rows * c].reshape(flat.shape[:-1] + (rows, c))
+    out[..., rows:, :] = flat[..., lay.scalars: lay.size, None]
+    return out
+
+
+def describe_layout(variant) -> list[tuple[str, int, int, str]]:
+    """``(name, offset, length, kind)`` for every block of the flat clairvoyant layout."""
+    lay = observation_layout(variant)
+    c = lay.num_cards
+    rows = [(f"plane:{n}", k * c, c, "card") for k, n in enumerate(CARD_PLANE_NAMES)]
+    rows += [(f"meld_slot:{m}", lay.meld_rows + m * c, c, "face") for m in range(lay.max_melds)]
+    rows += [(f"scalar:{n}", lay.scalars + k, 1, "scalar") for k, n in enumerate(SCALAR_NAMES)]
+    rows += [(f"extra:{n}", lay.extra + k * c, c, "card") for k, n in enumerate(EXTRA_PLANE_NAMES)]
+    return rows
+
+
+# --------------------------------------------------------------------------------------
+# compiled encoders
+
+
+@njit(cache=True)
+def _q(x, q):
+    """Scale a feature in [-1, 1] for the output dtype (q = 1 float, 127 int8)."""
+    if x > 1.0:
+        x = 1.0
+    elif x < -1.0:
+        x = -1.0
+    v = x * q
+    if q != 1.0:
+        v = np.floor(v + 0.5)
+    return v
+
+
+@njit(cache=True)
+def _encode_view(s, spec, p, row, q):
+    C = spec.num_cards
+    P = spec.num_players
+    o = (p + 1) % P
+    row[:] = 0
+    cf = float(C)
+    is_current = s.current == p
+    phase = s.phase
+    ended = phase == PHASE_RESPONSE or phase == PHASE_HAND_OVER or phase == PHASE_GAME_OVER
+    my_hand = 0
+    opp_hand = 0
+    deadwood = 0
+    for c in range(C):
+        loc = s.loc[c]
+        if loc == LOC_HAND + p:
+            my_hand += 1
+            deadwood += spec.hand_value[spec.card_face[c]]
+            row[P_HAND * C + c] = 1
+            if is_current and s.taken[c] != 0:
+                row[P_HAND_TAKEN * C + c] = 1
+            if s.public[c] != 0:
+                row[P_HAND_PUBLIC * C + c] = 1
+        elif loc == LOC_HAND + o:
+            opp_hand += 1
+            if s.public[c] != 0:
+                row[P_OPP_KNOWN * C + c] = 1
+            else:
+                row[P_UNSEEN * C + c] = 1
+        elif loc == LOC_TABLE:
+            if s.owner[c] == p:
+                row[P_TABLE_MINE * C + c] = 1
+            else:
+                row[P_TABLE_OPP * C + c] = 1
+            m = s.meld_of[c]
+            if s.m_founder[m] == p:
+                row[P_TABLE_MY_MELD * C + c] = 1
+            f = s.shown[c]
+            row[P_TABLE_FACES * C + f] = 1
+            row[(NUM_CARD_PLANES + m) * C + f] = 1
+            if spec.card_face[c] >= NUM_FACES:  # a joker: mark its declared face and itself
+                row[P_JOKER_FACES * C + f] = 1
+                row[P_TABLE_FACES * C + c] = 1
+                row[(NUM_CARD_PLANES + m) * C + c] = 1
+        elif loc == LOC_FACEDOWN:
+            if ended and s.ender == p:
+                row[P_MY_FACEDOWN * C + c] = 1
+            else:
+                row[P_UNSEEN * C + c] = 1
+        elif loc == LOC_STOCK:
+            row[P_UNSEEN * C + c] = 1
+        # LOC_DISCARD is written below, in pile order
+    n = s.discard_len
+    for i in range(n):
+        c = s.discard[i]
+        depth = n - 1 - i
+        row[P_DISCARD * C + c] = 1
+        row[P_DISCARD_DEPTH * C + c] = _q((cf - depth) / cf, q)
+    if n > 0:
+        row[P_DISCARD_TOP * C + s.discard[n - 1]] = 1
+    if s.obligation >= 0:
+        row[P_OBLIGATION * C + s.obligation] = 1
+
+    b = NUM_CARD_PLANES * C + spec.max_melds * C
+    row[b + S_STOCK] = _q((s.stock_len - s.stock_ptr) / cf, q)
+    row[b + S_DISCARD] = _q(n / cf, q)
+    row[b + S_MY_HAND] = _q(my_hand / cf, q)
+    row[b + S_OPP_HAND] = _q(opp_hand / cf, q)
+    row[b + S_PHASE + phase] = 1
+    if is_current:
+        row[b + S_MY_TURN] = 1
+    if s.dealer == p:
+        row[b + S_DEALER] = 1
+    row[b + S_TURN] = _q(s.turn / float(spec.max_turns), q)
+    target = float(spec.target_score)
+    row[b + S_MY_TOTAL] = _q(s.scores[p] / target, q)
+    row[b + S_OPP_TOTAL] = _q(s.scores[o] / target, q)
+    if s.obligation >= 0:
+        row[b + S_OBLIGATION] = 1
+    if is_current and s.placed_this_turn != 0:
+        row[b + S_PLACED_NOW] = 1
+    if s.placed_before[p] != 0:
+        row[b + S_MY_PLACED] = 1
+    if s.placed_before[o] != 0:
+        row[b + S_OPP_PLACED] = 1
+    if ended and s.ender >= 0:
+        if s.ender == p:
+            row[b + S_I_ENDED] = 1
+        else:
+            row[b + S_OPP_ENDED] = 1
+        k = s.end_kind
+        if 1 <= k <= 3:  # END_KNOCK, END_BASE_CAMP, END_HIGH_CAMP
+            row[b + S_END_KIND + k - 1] = 1
+    row[b + S_MY_DEADWOOD] = _q(deadwood / 200.0, q)
+    row[b + S_LAST_MINE] = _q(s.h_points[p] / 200.0, q)
+    row[b + S_LAST_OPP] = _q(s.h_points[o] / 200.0, q)
+    row[b + S_HAND_NO] = _q(s.hand_no / 100.0, q)
+
+
+@njit(cache=True)
+def _encode_extra(s, spec, p, row, start, q):
+    C = spec.num_cards
+    o = (p + 1) % spec.num_players
+    row[start:start + NUM_EXTRA_PLANES * C] = 0
+    for c in range(C):
+        loc = s.loc[c]
+        if loc == LOC_HAND + o:
+            row[start + X_OPP_HAND * C + c] = 1
+            if s.taken[c] != 0:
+                row[start + X_OPP_TAKEN * C + c] = 1
+        elif loc == LOC_FACEDOWN:
+            row[start + X_FACEDOWN * C + c] = 1
+    cf = float(C)
+    for i in range(s.stock_ptr, s.stock_len):
+        row[start + X_STOCK_DEPTH * C + s.stock[i]] = _q((cf - (i - s.stock_ptr)) / cf, q)
+
+
+@njit(cache=True)
+def encode_observations(states, spec, players, out):
+    """Write the view of seat ``players[b]`` of game ``states[b]`` into ``out[b, :size]``.
+
+    ``out``: (B, n >= observation_size) float32 or int8 (int8: scaled features x 127)."""
+    q = 127.0 if out.itemsize == 1 else 1.0
+    for b in range(states.shape[0]):
+        _encode_view(states[b], spec, players[b], out[b], q)
+
+
+@njit(cache=True)
+def encode_clairvoyant(states, spec, players, out):
+    """Player view of ``players[b]`` followed by the hidden information (``out``: (B, clairvoyant_size))."""
+    q = 127.0 if out.itemsize == 1 else 1.0
+    size = NUM_CARD_PLANES * spec.num_cards + spec.max_melds * spec.num_cards + NUM_SCALARS
+    for b in range(states.shape[0]):
+        _encode_view(states[b], spec, players[b], out[b], q)
+        _encode_extra(states[b], spec, players[b], out[b], size, q)
+
+
+@njit(cache=True)
+def encode_state(states, spec, out):
+    """The full state (clairvoyant encoding from seat 0) for centralised critics."""
+    q = 127.0 if out.itemsize == 1 else 1.0
+    size = NUM_CARD_PLANES * spec.num_cards + spec.max_melds * spec.num_cards + NUM_SCALARS
+    for b in range(states.shape[0]):
+        _encode_view(states[b], spec, 0, out[b], q)
+        _encode_extra(states[b], spec, 0, out[b], size, q)

@@ -1,0 +1,78 @@
+"""Readable text table of one game (``render_mode="ansi"`` / ``"human"`` of the envs)."""
+
+from __future__ import annotations
+
+from ..cards import JOKER_FACE, pretty_face
+from ..core.state import PHASE_NAMES
+
+
+def _card(game, index: int, card: int) -> str:
+    face = int(game.spec.card_face[card])
+    return pretty_face(face) if face != JOKER_FACE else "XX"
+
+
+def _table_card(game, index: int, card: int) -> str:
+    shown = int(game.states[index]["shown"][card])
+    if int(game.spec.card_face[card]) == JOKER_FACE:
+        return f"XX={pretty_face(shown)}"
+    return pretty_face(shown)
+
+
+def render_text(game, index: int = 0, names=None, max_moves: int = 60) -> str:
+    """Both hands, discard pile, melds with owners, scores and the legal moves in text."""
+    s = game.states[index]
+    v = game.variant
+    n = v.num_players
+    names = names or [f"player_{p}" for p in range(n)]
+    phase = int(s["phase"])
+    cur = int(s["current"])
+    lines = []
+    head = (f"Mountain Rummy - hand {int(s['hand_no']) + 1}, turn {int(s['turn']) + 1}, "
+            f"dealer {names[int(s['dealer'])]}, phase: {PHASE_NAMES[phase]}")
+    if phase <= 2:
+        head += f", {names[cur]} to act"
+    lines.append(head)
+    lines.append("Scores: " + " | ".join(f"{names[p]} {int(s['scores'][p])}" for p in range(n)))
+    lines.append(f"Stock: {int(s['stock_len'] - s['stock_ptr'])} cards")
+    pile = game.discard_pile(index)
+    lines.append("Discard (bottom -> top): " + (" ".join(_card(game, index, c) for c in pile) or "-"))
+    melds = game.melds(index)
+    lines.append("Table:" + ("" if melds else " -"))
+    for m in melds:
+        cards = []
+        for c, owner in zip(m["cards"], m["owners"]):
+            text = _table_card(game, index, c)
+            cards.append(text if owner == m["founder"] else f"{text}({names[owner]})")
+        lines.append(f"  m{m['slot']:<2} {m['kind']:<3} [{names[m['founder']]}] " + " ".join(cards))
+    for p in range(n):
+        hand = game.hand(index, p)
+        public = s["public"]
+        taken = s["taken"]
+        shown = []
+        for c in hand:
+            text = _card(game, index, c)
+            if taken[c] and p == cur:
+                text += "!"
+            elif public[c]:
+                text += "*"
+            shown.append(text)
+        marker = ">" if p == cur and phase <= 2 else " "
+        lines.append(f"{marker} {names[p]} hand ({len(hand)}): " + (" ".join(shown) or "-"))
+    if int(s["obligation"]) >= 0:
+        lines.append(f"  obligation: {_card(game, index, int(s['obligation']))} must be melded or laid off this turn")
+    lines.append("  (* known to the opponent, ! taken this turn: may not be discarded)")
+    if phase <= 2:
+        legal = game.legal_actions(index)
+        texts = [v.action_text(a) for a in legal[:max_moves]]
+        more = f" ... (+{len(legal) - max_moves} more)" if len(legal) > max_moves else ""
+        lines.append(f"Legal moves for {names[cur]} ({len(legal)}): " + ", ".join(texts) + more)
+    if phase > 2 or int(s["h_end_kind"]) != 0:
+        sm = game.summary(index)
+        lines.append(f"Last hand: {sm.end} by {names[sm.ender] if sm.ender >= 0 else '-'}, winner "
+                     f"{names[sm.winner] if sm.winner >= 0 else 'none'}; points "
+                     + ", ".join(f"{names[p]} {sm.hand_points[p]}" for p in range(n))
+                     + (f"; bonuses: {', '.join(sm.bonus_kinds)}" if sm.bonus_kinds else ""))
+        if sm.game_winner >= 0:
+            lines.append(f"Game over: {names[sm.game_winner]} wins")
+    return "\n".join(lines)
+

@@ -1,0 +1,208 @@
+"""Gymnasium single-agent Mountain Rummy: one seat learns, the other is a fixed policy.
+
+## Description
+
+Mountain Rummy (RULES.md section 1) seen from one seat; the opponent's moves are played inside
+:meth:`SingleAgentEnv.step` (and :meth:`reset`, when the opponent starts) until it is the
+agent's turn again, so every observation is one where the agent must act. A turn is several
+steps (draw -> meld / lay off ... -> end).
+
+## Action Space
+
+``Discrete(num_actions)`` (1845 with the default options); most ids are illegal in any
+given position: use :meth:`SingleAgentEnv.action_masks` (sb3-contrib ``MaskablePPO`` calls it)
+or ``info``-free masking. ``env.unwrapped.variant.action_text(a)`` names an action.
+
+## Observation Space
+
+``Box`` float32 of the flat player view (``docs/observation.md``), or ``(rows, C)`` with
+``observation_layout="planes"``. Only what the agent's seat may know.
+
+## Rewards
+
+Given when a hand ends (``reward="margin"``: own hand points - opponent's, default;
+``"points"``: own hand points; ``"win"``: +1 / -1 / 0 by hand winner). With
+``episode="game"`` every hand pays and the episode ends at game over. The finished hand's
+summary is in ``info["hand"]``.
+
+## Arguments
+
+``SingleAgentEnv(opponent=None, seat=0, reward="margin", render_mode=None,
+illegal_action="raise", observation_layout="flat", **config)``
+
+* ``opponent``: ``None`` (uniform random over the legal actions, drawn from ``np_random``), a
+  callable ``(observation, action_mask) -> action`` (observation: the opponent seat's flat
+  view), or an object with ``.act(view, mask)`` taking a :class:`PlayerView`.
+* ``seat``: 0, 1 or ``"rotate"`` (alternate each reset; a seeded reset plays seat
+  ``seed % 2``).
+* ``illegal_action``: ``"raise"`` raises :class:`IllegalActionError` naming the legal moves;
+  ``"terminate"`` ends the episode with reward ``illegal_reward`` (-1) and
+  ``info["illegal_action"] = True`` (for generic checkers that sample unmasked actions).
+* ``config``: :class:`MountainConfig` options (invalid ones raise ``ConfigError``).
+
+## Version History
+
+* v0: Initial release (mountain-rummy-env 0.1.0).
+"""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from ..config import ConfigError
+from ..core.state import EVENT_GAME_OVER, EVENT_HAND_OVER
+from ..game import Game, IllegalActionError, player_view
+from ..variants.mountain import mountain_variant
+from . import observation as obs_mod
+from .aec import OBSERVATION_LAYOUTS, check_reward_mode, hand_rewards, observation_box
+from .render import render_text
+
+
+class SingleAgentEnv(gymnasium.Env):
+    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
+
+    def __init__(self, opponent=None, seat=0, reward: str = "margin", render_mode: str | None = None,
+                 illegal_action: str = "raise", illegal_reward: float = -1.0,
+                 observation_layout: str = "flat", **config):
+        check_reward_mode(reward)
+        if seat not in (0, 1, "rotate"):
+            raise ConfigError(f"seat must be 0, 1 or 'rotate'; got {seat!r}")
+        if illegal_action not in ("raise", "terminate"):
+            raise ConfigError(f"illegal_action must be 'raise' or 'terminate'; got {illegal_action!r}")
+        if observation_layout not in OBSERVATION_LAYOUTS:
+            raise ConfigError(f"observation_layout must be 'flat' or 'planes'; got {observation_layout!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}; got {render_mode!r}")
+        if opponent is not None and not (hasattr(opponent, "act") or callable(opponent)):
+            raise TypeError("opponent must be None, a callable (observation, action_mask) -> action, "
+                            "or an object with .act(view, mask)")
+        self.variant = mountain_variant(**config)
+        self.game = Game(self.variant, 1)
+        self.opponent = opponent
+        self.seat_option = seat
+        self.seat = 1 if seat == "rotate" else seat  # "rotate": the first unseeded reset plays seat 0
+        self.reward_mode = reward
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.observation_layout = observation_layout
+        self.observation_space = observation_box(self.variant, observation_layout)
+        self.action_space = spaces.Discrete(self.variant.num_actions)
+        self._episode_game = self.variant.config.episode == "game"
+        self._buf = np.zeros((1, obs_mod.observation_size(self.variant)), np.float32)
+        self._players = np.zeros(1, np.int64)
+        self._terminated = True
+        self._pending = 0.0
+        self._last_info: dict = {}
+
+    # ----------------------------------------------------------------------------------
+
+    def _encode(self, seat: int) -> np.ndarray:
+        self._players[0] = seat
+        obs_mod.encode_observations(self.game.states, self.variant.spec, self._players, self._buf)
+        flat = self._buf[0].copy()
+        if self.observation_layout == "planes":
+            return obs_mod.to_planes(flat[None], self.variant)[0]
+        return flat
+
+    def _opponent_action(self, opp: int) -> int:
+        mask = self.game.masks[0].copy()
+        if self.opponent is None:
+            return int(self.np_random.choice(np.flatnonzero(mask)))
+        if hasattr(self.opponent, "act"):
+            action = self.opponent.act(player_view(self.game, 0, opp), mask)
+        else:
+            action = self.opponent(self._encode(opp), mask)
+        if isinstance(action, str):
+            action = self.variant.parse_action(action)
+        action = int(action)
+        if not (0 <= action < self.variant.num_actions and mask[action]):
+            raise IllegalActionError("the opponent policy chose an illegal action: "
+                                     + self.game.illegal_reason(0, action))
+        return action
+
+    def _apply(self, action: int) -> tuple[float, dict]:
+        """Play one action; returns the agent's reward and an info dict if a hand ended."""
+        event = self.game.step_one(0, action)
+        if event in (EVENT_HAND_OVER, EVENT_GAME_OVER):
+            summary = self.game.summary(0)
+            reward = hand_rewards(summary, self.reward_mode, self.variant.num_players)[self.seat]
+            if event == EVENT_GAME_OVER or not self._episode_game:
+                self._terminated = True
+            return reward, {"hand": summary.as_dict()}
+        return 0.0, {}
+
+    def _play_opponent(self) -> tuple[float, dict]:
+        reward, info = 0.0, {}
+        while not self._terminated and self.game.current_player(0) != self.seat:
+            r, i = self._apply(self._opponent_action(1 - self.seat))
+            reward += r
+            info = i or info
+        return reward, info
+
+    # ----------------------------------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """New game; ``options`` may hold ``deck`` (first hand's card order) and ``dealer``."""
+        super().reset(seed=seed)
+        options = options or {}
+        if self.seat_option == "rotate":
+            self.seat = (int(seed) % 2) if seed is not None else 1 - self.seat
+        game_seed = int(seed) if seed is not None else int(self.np_random.integers(2**62))
+        deck, dealer = options.get("deck"), options.get("dealer")
+        self._pending = 0.0
+        while True:
+            self.game.reset(seed=game_seed, deck=deck, dealer=dealer)
+            self._terminated = False
+            reward, info = self._play_opponent()
+            if not self._terminated:
+                break
+            # the opponent ended the whole episode before the agent's first move: deal again
+            game_seed = int(self.np_random.integers(2**62))
+            deck = None
+        self._pending = reward  # a hand the opponent finished first (episode="game") pays now
+        if self.render_mode == "human":
+            self.render()
+        return self._encode(self.seat), {}
+
+    def step(self, action):
+        if self._terminated:
+            raise RuntimeError("the episode is over; call reset() first")
+        a = np.asarray(action)
+        if a.size != 1 or a.dtype.kind not in "iu":
+            raise IllegalActionError(f"action must be one integer id; got {action!r}")
+        a = int(a.reshape(-1)[0])
+        if not (0 <= a < self.variant.num_actions and self.game.masks[0, a]):
+            if self.illegal_action == "raise":
+                raise IllegalActionError(self.game.illegal_reason(0, a)
+                                         + " (use env.action_masks() to pick legal actions)")
+            self._terminated = True
+            return self._encode(self.seat), self.illegal_reward, True, False, {"illegal_action": True}
+        reward, info = self._apply(a)
+        reward += self._pending
+        self._pending = 0.0
+        r, i = self._play_opponent()
+        reward += r
+        info = dict(i or info)
+        if self.render_mode == "human":
+            self.render()
+        return self._encode(self.seat), float(reward), self._terminated, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of the agent now (bool), for sb3-contrib ``MaskablePPO``."""
+        if self._terminated:
+            return np.zeros(self.variant.num_actions, dtype=bool)
+        return self.game.masks[0].astype(bool)
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        names = ["agent" if p == self.seat else "opponent" for p in range(self.variant.num_players)]
+        text = render_text(self.game, 0, names)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None

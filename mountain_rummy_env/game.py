@@ -70,6 +70,7 @@ class Game:
         self.states = np.zeros(batch_size, dtype=variant.dtype)
         self.masks = np.zeros((batch_size, variant.num_actions), dtype=np.int8)
         self.events = np.zeros(batch_size, dtype=np.int8)
+        self.kernels = variant.kernels
         self._scratch = np.zeros(rules.MAX_CLEAR_DEPTH + 4, dtype=variant.dtype)
 
     @property
@@ -101,7 +102,7 @@ class Game:
                 sub[k]["deck"] = order
             given[:] = True
         masks = self.masks[idx]
-        rules.new_game_batch(sub, self.spec, seeds, dealers, given, masks, self._scratch)
+        self.kernels.new_game_batch(sub, self.spec, seeds, dealers, given, masks, self._scratch)
         self.states[idx] = sub
         self.masks[idx] = masks
 
@@ -119,8 +120,8 @@ class Game:
         s = self.states[index: index + 1]
         if s[0]["phase"] != PHASE_HAND_OVER:
             raise ValueError("next_hand needs a finished hand that did not end the game")
-        rules.next_hand(s[0], self.spec)
-        rules.mask_batch(s, self.spec, self.masks[index: index + 1], self._scratch)
+        self.kernels.next_hand(s[0], self.spec)
+        self.kernels.mask_batch(s, self.spec, self.masks[index: index + 1], self._scratch)
 
     def step(self, actions) -> np.ndarray:
         """Play one action per game; returns per-game events (EVENT_* codes).
@@ -137,7 +138,7 @@ class Game:
         if bad.any():
             b = int(np.flatnonzero(bad)[0])
             raise IllegalActionError(self.illegal_reason(b, int(actions[b])))
-        rules.step_batch(self.states, self.spec, actions, self.masks, self.events, self._scratch)
+        self.kernels.step_batch(self.states, self.spec, actions, self.masks, self.events, self._scratch)
         return self.events
 
     def step_one(self, index: int, action) -> int:
@@ -149,7 +150,7 @@ class Game:
             raise IllegalActionError(self.illegal_reason(index, action))
         sl = slice(index, index + 1)
         events = self.events[sl]
-        rules.step_batch(self.states[sl], self.spec, np.array([action], np.int64),
+        self.kernels.step_batch(self.states[sl], self.spec, np.array([action], np.int64),
                          self.masks[sl], events, self._scratch)
         return int(events[0])
 
@@ -237,6 +238,7 @@ class Game:
         other.states = self.states.copy()
         other.masks = self.masks.copy()
         other.events = self.events.copy()
+        other.kernels = self.kernels
         other._scratch = np.zeros_like(self._scratch)
         return other
 

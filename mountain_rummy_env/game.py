@@ -14,6 +14,7 @@ import numpy as np
 
 from .cards import JOKER_FACE, face_text
 from .core import rules
+from .core.dispatch import FastCall
 from .core.state import (
     BONUS_NAMES, END_NAMES, LOC_DISCARD, LOC_FACEDOWN, LOC_HAND, LOC_STOCK, LOC_TABLE,
     MELD_EMPTY, PHASE_GAME_OVER, PHASE_HAND_OVER, PHASE_NAMES,
@@ -71,6 +72,9 @@ class Game:
         self.masks = np.zeros((batch_size, variant.num_actions), dtype=np.int8)
         self.events = np.zeros(batch_size, dtype=np.int8)
         self.kernels = variant.kernels
+        self._call = {name: FastCall(getattr(variant.kernels, name))
+                      for name in ("new_game_batch", "step_batch", "mask_batch", "next_hand")}
+        self._one_action = np.zeros(1, dtype=np.int64)
         self._scratch = np.zeros(rules.MAX_CLEAR_DEPTH + 4, dtype=variant.dtype)
 
     @property
@@ -102,7 +106,7 @@ class Game:
                 sub[k]["deck"] = order
             given[:] = True
         masks = self.masks[idx]
-        self.kernels.new_game_batch(sub, self.spec, seeds, dealers, given, masks, self._scratch)
+        self._call["new_game_batch"](sub, self.spec, seeds, dealers, given, masks, self._scratch)
         self.states[idx] = sub
         self.masks[idx] = masks
 
@@ -120,8 +124,8 @@ class Game:
         s = self.states[index: index + 1]
         if s[0]["phase"] != PHASE_HAND_OVER:
             raise ValueError("next_hand needs a finished hand that did not end the game")
-        self.kernels.next_hand(s[0], self.spec)
-        self.kernels.mask_batch(s, self.spec, self.masks[index: index + 1], self._scratch)
+        self._call["next_hand"](s[0], self.spec)
+        self._call["mask_batch"](s, self.spec, self.masks[index: index + 1], self._scratch)
 
     def step(self, actions) -> np.ndarray:
         """Play one action per game; returns per-game events (EVENT_* codes).
@@ -138,7 +142,7 @@ class Game:
         if bad.any():
             b = int(np.flatnonzero(bad)[0])
             raise IllegalActionError(self.illegal_reason(b, int(actions[b])))
-        self.kernels.step_batch(self.states, self.spec, actions, self.masks, self.events, self._scratch)
+        self._call["step_batch"](self.states, self.spec, actions, self.masks, self.events, self._scratch)
         return self.events
 
     def step_one(self, index: int, action) -> int:
@@ -150,8 +154,9 @@ class Game:
             raise IllegalActionError(self.illegal_reason(index, action))
         sl = slice(index, index + 1)
         events = self.events[sl]
-        self.kernels.step_batch(self.states[sl], self.spec, np.array([action], np.int64),
-                         self.masks[sl], events, self._scratch)
+        self._one_action[0] = action
+        self._call["step_batch"](self.states[sl], self.spec, self._one_action, self.masks[sl],
+                                 events, self._scratch)
         return int(events[0])
 
     def illegal_reason(self, index: int, action) -> str:
@@ -173,10 +178,10 @@ class Game:
         return np.flatnonzero(self.masks[index]).tolist()
 
     def done(self, index: int = 0) -> bool:
-        return int(self.states[index]["phase"]) in (PHASE_HAND_OVER, PHASE_GAME_OVER)
+        return int(self.states["phase"][index]) in (PHASE_HAND_OVER, PHASE_GAME_OVER)
 
     def current_player(self, index: int = 0) -> int:
-        return int(self.states[index]["current"])
+        return int(self.states["current"][index])
 
     def hand(self, index: int, player: int) -> list[int]:
         """Card ids in a player's hand, sorted by suit then rank (jokers last)."""
@@ -239,6 +244,8 @@ class Game:
         other.masks = self.masks.copy()
         other.events = self.events.copy()
         other.kernels = self.kernels
+        other._call = self._call
+        other._one_action = np.zeros(1, dtype=np.int64)
         other._scratch = np.zeros_like(self._scratch)
         return other
 

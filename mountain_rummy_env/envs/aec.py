@@ -81,6 +81,7 @@ from ..config import ConfigError
 from ..core.state import EVENT_GAME_OVER, EVENT_HAND_OVER
 from ..game import Game
 from ..variants.mountain import mountain_variant
+from ..core.dispatch import FastCall
 from . import observation as obs_mod
 from .render import render_text
 
@@ -166,6 +167,7 @@ class raw_env(AECEnv):
         self.state_space = spaces.Box(low=low, high=high, dtype=np.float32)
         self._buf = np.zeros((1, obs_mod.observation_size(self.variant)), np.float32)
         self._players = np.zeros(1, np.int64)
+        self._encode_batch = FastCall(obs_mod.encode_observations)
         self._state_buf = np.zeros((1, obs_mod.state_size(self.variant)), np.float32)
         self._np_random = None
         self._has_reset = False
@@ -207,7 +209,7 @@ class raw_env(AECEnv):
     def observe(self, agent):
         p = self._seat[agent]
         self._players[0] = p
-        obs_mod.encode_observations(self.game.states, self.variant.spec, self._players, self._buf)
+        self._encode_batch(self.game.states, self.variant.spec, self._players, self._buf)
         flat = self._buf[0].copy()
         if self.observation_layout == "planes":
             flat = obs_mod.to_planes(flat[None], self.variant)[0]

@@ -55,6 +55,7 @@ from ..config import ConfigError
 from ..core.state import EVENT_GAME_OVER, EVENT_HAND_OVER
 from ..game import Game, IllegalActionError, player_view
 from ..variants.mountain import mountain_variant
+from ..core.dispatch import FastCall
 from . import observation as obs_mod
 from .aec import OBSERVATION_LAYOUTS, check_reward_mode, hand_rewards, observation_box
 from .render import render_text
@@ -93,6 +94,7 @@ class SingleAgentEnv(gymnasium.Env):
         self._episode_game = self.variant.config.episode == "game"
         self._buf = np.zeros((1, obs_mod.observation_size(self.variant)), np.float32)
         self._players = np.zeros(1, np.int64)
+        self._encode_batch = FastCall(obs_mod.encode_observations)
         self._terminated = True
         self._pending = 0.0
         self._last_info: dict = {}
@@ -101,7 +103,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _encode(self, seat: int) -> np.ndarray:
         self._players[0] = seat
-        obs_mod.encode_observations(self.game.states, self.variant.spec, self._players, self._buf)
+        self._encode_batch(self.game.states, self.variant.spec, self._players, self._buf)
         flat = self._buf[0].copy()
         if self.observation_layout == "planes":
             return obs_mod.to_planes(flat[None], self.variant)[0]

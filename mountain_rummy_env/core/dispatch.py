@@ -1,0 +1,44 @@
+"""Calling compiled kernels without numba's per-call type dispatch.
+
+Numba resolves argument types on every call; for record arrays and the spec namedtuple that
+costs about 15 us -- more than a whole single-game step. :class:`FastCall` resolves them once
+and then calls the compiled entry point directly, as long as the arrays keep their dtype and
+stay C-contiguous (otherwise it falls back to the ordinary dispatcher).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class FastCall:
+    def __init__(self, kernel):
+        self.kernel = kernel
+        self.entry = None
+        self.dtypes: tuple = ()
+
+    def __getstate__(self):  # copies and pickles re-resolve the entry point on first use
+        return {"kernel": self.kernel, "entry": None, "dtypes": ()}
+
+    def __deepcopy__(self, memo):
+        return FastCall(self.kernel)
+
+    def _fits(self, args) -> bool:
+        if len(args) != len(self.dtypes):
+            return False
+        for a, dtype in zip(args, self.dtypes):
+            if dtype is not None and (not isinstance(a, np.ndarray) or a.dtype != dtype
+                                      or not a.flags.c_contiguous):
+                return False
+        return True
+
+    def __call__(self, *args):
+        if self.entry is not None and self._fits(args):
+            return self.entry(*args)
+        out = self.kernel(*args)
+        if self.entry is None and all(not isinstance(a, np.ndarray) or a.flags.c_contiguous
+                                      for a in args):
+            signature = tuple(self.kernel.typeof_pyval(a) for a in args)
+            self.entry = self.kernel.overloads[signature].entry_point
+            self.dtypes = tuple(a.dtype if isinstance(a, np.ndarray) else None for a in args)
+        return out

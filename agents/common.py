@@ -1,0 +1,124 @@
+"""Helpers the heuristic agents share: action families, hands as faces, solver calls.
+
+Everything is read from the variant (its action layout, card values and meld table), so
+the helpers serve any variant built on the shared rules core.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mountain_rummy_env.cards import JOKER_FACE, NUM_FACES, NUM_RANKS
+from mountain_rummy_env.core.state import PHASE_DRAW, PHASE_PLAY, PHASE_RESPONSE  # noqa: F401
+from mountain_rummy_env.solver import best_arrangement, hand_mask_of
+
+FAMILIES = ("draw", "take", "meld", "regroup", "layoff", "discard", "knock", "base_camp", "done")
+DRAW, TAKE, MELD, REGROUP, LAYOFF, DISCARD, KNOCK, BASE_CAMP, DONE = range(len(FAMILIES))
+PLACE = (MELD, REGROUP, LAYOFF)
+
+
+_FAMILY_CACHE: dict = {}
+
+
+def family_table(variant) -> np.ndarray:
+    """``family_table(v)[a]``: family index (``DRAW`` ... ``DONE``) of action id ``a``."""
+    lay = variant.layout
+    hit = _FAMILY_CACHE.get(lay)
+    if hit is not None:
+        return hit
+    offsets = list(lay)
+    fam = np.zeros(lay.num_actions, dtype=np.int8)
+    for k in range(len(FAMILIES)):
+        fam[offsets[k]: offsets[k + 1]] = k
+    _FAMILY_CACHE[lay] = fam
+    return fam
+
+
+def legal_by_family(variant, mask) -> dict[int, np.ndarray]:
+    legal = np.flatnonzero(mask)
+    fam = family_table(variant)[legal]
+    return {k: legal[fam == k] for k in np.unique(fam).tolist()}
+
+
+def faces_of(variant, cards) -> list[int]:
+    cf = variant.spec.card_face
+    return [int(cf[c]) for c in cards]
+
+
+def hand_value_of(variant, face: int) -> int:
+    return int(variant.spec.hand_value[face])
+
+
+def table_faces(view) -> int:
+    """Bitmask of faces face up on the table (a joker may not be declared as one, MR-5)."""
+    bits = 0
+    for m in view.melds:
+        for c, text in zip(m["cards"], m["text"]):
+            bits |= 1 << _shown_face(view.variant, c, text)
+    return bits
+
+
+def _shown_face(variant, card, text) -> int:
+    if card < variant.deck.num_naturals:
+        return int(variant.spec.card_face[card])
+    from mountain_rummy_env.cards import parse_face
+    return parse_face(text.split("=")[1])
+
+
+def arrange(view, faces, objective: str = "points"):
+    """Best arrangement of a multiset of faces (jokers = 52) for ``view``'s variant."""
+    v = view.variant
+    nj = sum(1 for f in faces if f == JOKER_FACE)
+    return best_arrangement(hand_mask_of(faces), nj, v.table, v.spec.hand_value,
+                            objective=objective, forbidden_joker_faces=table_faces(view))
+
+
+def deadwood(view, faces) -> int:
+    return arrange(view, faces, "deadwood").deadwood
+
+
+def meld_templates_of(view, faces, objective="points") -> set[int]:
+    return {t for t, _ in arrange(view, faces, objective).melds}
+
+
+def connectivity(face: int, faces) -> float:
+    """How much ``face`` helps build melds with ``faces``: same rank or same suit within 2."""
+    if face == JOKER_FACE:
+        return 10.0
+    r, s = face % NUM_RANKS, face // NUM_RANKS
+    score = 0.0
+    for g in faces:
+        if g == face or g == JOKER_FACE:
+            continue
+        gr, gs = g % NUM_RANKS, g // NUM_RANKS
+        if gr == r:
+            score += 1.0
+        elif gs == s:
+            d = abs(gr - r)
+            d = min(d, 13 - d) if {gr, r} & {0} else d  # ace sits next to 2 and to K
+            if d == 1:
+                score += 1.0
+            elif d == 2:
+                score += 0.5
+    return score
+
+
+def top_discard(view):
+    return view.discard[-1] if view.discard else None
+
+
+def my_cards_on_table(view) -> int:
+    return sum(1 for m in view.melds for o in m["owners"] if o == view.player)
+
+
+def take_card(variant, action: int) -> int:
+    return action - variant.layout.take
+
+
+def taken_cards(view, card: int) -> list[int]:
+    """Cards taken from the discard pile together with ``card`` (it and all above it)."""
+    pile = list(view.discard)
+    return pile[pile.index(card):]
+
+
+__all__ = [n for n in dir() if not n.startswith("_")] + ["NUM_FACES"]

@@ -1,0 +1,81 @@
+"""``human``: a person at a terminal.
+
+Shows the table, the hand and the legal moves as text, reads a move in the canonical form
+(``meld 5H 6H 7H``, ``take 7H``, ``discard 3C``, ``knock 4D``, ``base camp``, ``done``), a
+number from the list of legal moves, ``?``/``help`` for the list again, and explains bad
+input before asking again. ``stdin``/``stdout`` are injectable (tests pass ``io.StringIO``).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from mountain_rummy_env.core.state import PHASE_NAMES
+
+from .base import Agent, register
+
+
+@register("human", help="a person at the terminal: shows the position, reads moves as text")
+class HumanAgent(Agent):
+    def __init__(self, seed=None, stdin=None, stdout=None):
+        super().__init__(seed=seed)
+        self.stdin = stdin if stdin is not None else sys.stdin
+        self.stdout = stdout if stdout is not None else sys.stdout
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.stdout, flush=True)
+
+    def render(self, view, legal) -> None:
+        v = view.variant
+        deck = v.deck
+        self.say("")
+        self.say(f"--- P{view.player}, {PHASE_NAMES[view.phase]} phase, turn {view.turn + 1}; "
+                 f"stock {view.stock_size}, opponent holds {view.opponent_hand_size} card(s)"
+                 f"; scores {list(view.scores)}")
+        pile = deck.cards_text(view.discard) or "(empty)"
+        self.say(f"discard pile (bottom..top): {pile}")
+        for m in view.melds:
+            owners = "".join(str(o) for o in m["owners"])
+            self.say(f"  m{m['slot']} (P{m['founder']}): {' '.join(m['text'])}   owners {owners}")
+        if view.opponent_known:
+            self.say(f"opponent is known to hold: {deck.cards_text(view.opponent_known)}")
+        self.say(f"your hand: {deck.cards_text(view.hand)}")
+        if view.taken:
+            self.say(f"taken this turn (may not be discarded): {deck.cards_text(view.taken)}")
+        if view.obligation >= 0:
+            self.say(f"you must meld or lay off {deck.card_text(view.obligation)} this turn")
+        self.say("legal moves: " + "; ".join(f"[{k}] {v.action_text(int(a))}"
+                                             for k, a in enumerate(legal)))
+
+    def act(self, view, mask) -> int:
+        v = view.variant
+        legal = [int(a) for a in np.flatnonzero(mask)]
+        self.render(view, legal)
+        while True:
+            self.stdout.write("your move> ")
+            self.stdout.flush()
+            line = self.stdin.readline()
+            if line == "":
+                raise EOFError("input ended while waiting for a move")
+            text = line.strip()
+            if not text:
+                continue
+            if text in ("?", "help"):
+                self.render(view, legal)
+                continue
+            if text.isdigit():
+                k = int(text)
+                if 0 <= k < len(legal):
+                    return legal[k]
+                self.say(f"no move number {k}: choose 0..{len(legal) - 1}")
+                continue
+            try:
+                action = v.parse_action(text)
+            except ValueError as err:
+                self.say(f"cannot read {text!r}: {err}")
+                continue
+            if action in legal:
+                return action
+            self.say(f"{v.action_text(action)!r} is not legal now; '?' lists the legal moves")

@@ -1,0 +1,146 @@
+"""``rules``: a stronger rule-based player.
+
+On top of the greedy skeleton (:class:`agents.greedy.HeuristicAgent`) it
+
+* tracks the hand: the cards the opponent took from the discard pile (still known to be in
+  its hand) and the cards it discarded;
+* discards to keep its own prospects (solver deadwood, connected cards kept) while not
+  feeding the opponent: a card that completes or extends a meld with the opponent's known
+  cards is heavily penalised, cards of ranks/suits the opponent threw away are preferred;
+* takes deep discard-pile draws by solver points gain, counting every card taken with it;
+* weighs the camps against knocking: with nothing melded on earlier turns and a hand close
+  to complete it holds its melds for a Summit (50/60 bonus) while the opponent is far from
+  going out; it keeps playing for Base/High Camp instead of knocking when its hand is nearly
+  out and the stock is long; it knocks at once when the opponent is close to going out.
+"""
+
+from __future__ import annotations
+
+from mountain_rummy_env.cards import JOKER_FACE, NUM_RANKS
+from mountain_rummy_env.core.state import PHASE_DRAW
+
+from .base import register
+from .common import (
+    DISCARD, arrange, connectivity, faces_of, hand_value_of, my_cards_on_table,
+)
+from .greedy import HeuristicAgent
+
+
+def _rank(f):
+    return f % NUM_RANKS
+
+
+def _suit(f):
+    return f // NUM_RANKS
+
+
+def _adjacent(a, b):
+    """Rank distance within a suit (ace next to 2 and to K)."""
+    d = abs(_rank(a) - _rank(b))
+    return min(d, 13 - d) if 0 in (_rank(a), _rank(b)) else d
+
+
+@register("rules", params={"summit": int, "hold_opp": int, "camp_stock": int}, help="tracks the opponent's takes and discards, avoids feeding its melds, "
+                        "weighs Summit/camps against knocking, uses deep draws")
+class RulesAgent(HeuristicAgent):
+    def __init__(self, seed=None, summit: int = 0, hold_opp: int = 7, camp_stock: int = 100):
+        super().__init__(seed=seed)
+        self.summit = bool(summit)
+        self.hold_opp = hold_opp
+        self.camp_stock = camp_stock
+        self.reset()
+
+    def reset(self) -> None:
+        self.opp_discards: set[int] = set()
+        self.opp_taken: set[int] = set()
+        self.my_discard = None
+        self.placed_before = False
+        self.last_turn = -1
+
+    # -- tracking ------------------------------------------------------------------------
+
+    def track(self, view) -> None:
+        v = view.variant
+        cf = v.spec.card_face
+        self.opp_taken |= {int(cf[c]) for c in view.opponent_known}
+        if view.phase == PHASE_DRAW and view.turn != self.last_turn:
+            self.last_turn = view.turn
+            if view.turn > 0 and view.discard and view.discard[-1] != self.my_discard:
+                self.opp_discards.add(int(cf[view.discard[-1]]))
+            self.placed_before = my_cards_on_table(view) > 0
+
+    def act(self, view, mask) -> int:
+        self.track(view)
+        a = super().act(view, mask)
+        lay = view.variant.layout
+        if lay.discard <= a < lay.knock:
+            face = a - lay.discard
+            cf = view.variant.spec.card_face
+            self.my_discard = next((c for c in view.hand if cf[c] == face), None)
+        return int(a)
+
+    # -- danger of a discard ---------------------------------------------------------------
+
+    def danger(self, view, f) -> float:
+        if f == JOKER_FACE:
+            return 20.0
+        known = self.opp_taken | {int(view.variant.spec.card_face[c]) for c in view.opponent_known}
+        same_rank = sum(1 for g in known if g != JOKER_FACE and _rank(g) == _rank(f) and g != f)
+        run = [g for g in known if g != JOKER_FACE and _suit(g) == _suit(f) and g != f]
+        near1 = sum(1 for g in run if _adjacent(f, g) == 1)
+        near2 = sum(1 for g in run if _adjacent(f, g) == 2)
+        d = 0.0
+        if same_rank >= 2 or near1 >= 2 or (near1 and near2):
+            d += 25.0       # completes a meld with cards it is known to hold
+        elif same_rank == 1 or near1 == 1:
+            d += 6.0
+        elif near2:
+            d += 2.0
+        safe = sum(1 for g in self.opp_discards if g != JOKER_FACE and
+                   (_rank(g) == _rank(f) or (_suit(g) == _suit(f) and _adjacent(f, g) <= 1)))
+        d -= 2.0 * min(safe, 2)
+        return d
+
+    def choose_discard(self, view, by) -> int:
+        v = view.variant
+        off = v.layout.discard
+        faces = faces_of(v, view.hand)
+        arr = arrange(view, faces, "deadwood")
+        loose = list(arr.unmelded)
+        best, best_s = None, None
+        for a in by[DISCARD]:
+            f = int(a - off)
+            if f == JOKER_FACE:
+                s = -1000.0
+            else:
+                s = float(hand_value_of(v, f))
+                if f not in loose:
+                    s -= 40.0
+                s -= 4.0 * connectivity(f, [g for g in loose if g != f])
+                s -= self.danger(view, f)
+            if best_s is None or s > best_s:
+                best, best_s = int(a), s
+        return best
+
+    # -- camps, summit, knocking -----------------------------------------------------------
+
+    def wants_to_place(self, view, by) -> bool:
+        if not self.summit or self.placed_before or view.obligation >= 0:
+            return True
+        if my_cards_on_table(view) > 0:   # already placing this turn: finish it
+            return True
+        arr = arrange(view, faces_of(view.variant, view.hand), "points")
+        left = len(arr.unmelded)
+        if left <= 1:
+            return True                   # everything goes down now: Summit + camp
+        return not (left <= 3 and view.opponent_hand_size >= self.hold_opp
+                    and view.stock_size >= 10 and len(arr.melds) >= 2)
+
+    def wants_to_knock(self, view, by) -> bool:
+        if view.opponent_hand_size <= 4 or view.stock_size < self.camp_stock:
+            return True
+        faces = faces_of(view.variant, view.hand)
+        if len(faces) <= 2 and JOKER_FACE not in faces:
+            # one card would remain after knocking: play on for a Base Camp (+10)
+            return False
+        return True

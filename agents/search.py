@@ -1,0 +1,150 @@
+"""``search``: determinised Monte Carlo search (perfect-information Monte Carlo).
+
+At each decision that matters (the draw, and how to end the turn) it lists candidate
+actions, then ``budget`` times in all: samples the hidden cards consistently with what
+its player has seen (the opponent's hand size and the cards known to be in it, the stock
+size, every card face up), writes the sample into a copy of the game's state record,
+plays a candidate and finishes the hand with the compiled playout policy
+(:mod:`agents.fastpolicy`). The same samples are used for every candidate (common random
+numbers), and the candidate with the best mean hand-point margin is played. Placements
+(melds, layoffs, the response phase) follow the greedy player.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mountain_rummy_env.cards import JOKER_FACE
+from mountain_rummy_env.core import rules
+from mountain_rummy_env.core.state import (
+    EVENT_NONE, LOC_FACEDOWN, LOC_HAND, LOC_STOCK, PHASE_DRAW, PHASE_PLAY,
+)
+
+from .base import register
+from .common import (
+    BASE_CAMP, DISCARD, DRAW, KNOCK, TAKE, connectivity, faces_of, hand_value_of,
+    legal_by_family,
+)
+from .fastpolicy import playout_batch
+from .rules import RulesAgent
+
+
+def hidden_pool(view) -> np.ndarray:
+    """Card ids ``view``'s player cannot see: opponent's unknown cards, stock, face-down."""
+    v = view.variant
+    seen = np.zeros(v.deck.num_cards, dtype=bool)
+    seen[list(view.hand)] = True
+    seen[list(view.discard)] = True
+    seen[list(view.opponent_known)] = True
+    for m in view.melds:
+        seen[m["cards"]] = True
+    return np.flatnonzero(~seen)
+
+
+def determinise(view, n: int, rng) -> np.ndarray:
+    """``n`` copies of the view's game state with the hidden cards re-dealt at random,
+    consistent with everything the player has observed."""
+    game, i, me = view.game, view.index, view.player
+    opp = (me + 1) % view.variant.num_players
+    base = game.states[i]
+    states = np.repeat(base[None], n, axis=0)
+    pool = hidden_pool(view)
+    k_opp = view.opponent_hand_size - len(view.opponent_known)
+    ptr, end = int(base["stock_ptr"]), int(base["stock_len"])
+    n_stock = end - ptr
+    if k_opp + n_stock > len(pool):
+        raise AssertionError("hidden-card counts do not fit the pool")
+    perms = rng.permuted(np.broadcast_to(pool, (n, len(pool))), axis=1).astype(np.int8)
+    loc = states["loc"]
+    public = states["public"]
+    rows = np.arange(n)[:, None]
+    opp_cards = perms[:, :k_opp]
+    stock_cards = perms[:, k_opp:k_opp + n_stock]
+    fd_cards = perms[:, k_opp + n_stock:]
+    loc[rows, opp_cards] = LOC_HAND + opp
+    public[rows, opp_cards] = 0
+    loc[rows, stock_cards] = LOC_STOCK
+    states["stock"][:, ptr:end] = stock_cards
+    loc[rows, fd_cards] = LOC_FACEDOWN
+    states["loc"] = loc
+    states["public"] = public
+    return states
+
+
+@register("search", params={"budget": int, "discards": int},
+          help="determinised Monte Carlo: samples hidden cards, rolls out each candidate "
+               "with a compiled playout policy; budget = playouts per decision")
+class SearchAgent(RulesAgent):
+    def __init__(self, seed=None, budget: int = 200, discards: int = 5):
+        super().__init__(seed=seed)
+        if budget < 1:
+            raise ValueError(f"budget must be >= 1, got {budget}")
+        if discards < 1:
+            raise ValueError(f"discards must be >= 1, got {discards}")
+        self.budget = budget
+        self.discards = discards
+        self._scratch = None
+
+    def act(self, view, mask) -> int:
+        legal = np.flatnonzero(mask)
+        if len(legal) == 1:
+            return int(legal[0])
+        self.track(view)
+        by = legal_by_family(view.variant, mask)
+        if view.phase == PHASE_DRAW:
+            cands = [int(a) for a in legal]
+        elif view.phase == PHASE_PLAY and view.obligation < 0:
+            place = self.choose_placement(view, by)
+            if place is not None:
+                return place
+            cands = self.end_candidates(view, by)
+        else:
+            return super().act(view, mask)
+        if len(cands) == 1:
+            return cands[0]
+        return self.search(view, mask, cands)
+
+    def end_candidates(self, view, by) -> list[int]:
+        v = view.variant
+        cands = []
+        if BASE_CAMP in by:
+            return [int(by[BASE_CAMP][0])]
+        if KNOCK in by:
+            cands.append(self.best_by_value(view, by[KNOCK], v.layout.knock))
+        faces = faces_of(v, view.hand)
+        off = v.layout.discard
+        scored = []
+        for a in by.get(DISCARD, ()):
+            f = int(a - off)
+            s = -100.0 if f == JOKER_FACE else hand_value_of(v, f) - 6.0 * connectivity(f, faces)
+            scored.append((s, int(a)))
+        scored.sort(reverse=True)
+        cands += [a for _, a in scored[: self.discards]]
+        return cands
+
+    def search(self, view, mask, cands) -> int:
+        v = view.variant
+        k = len(cands)
+        n = max(2, self.budget // k)
+        base = determinise(view, n, self.rng)
+        states = np.repeat(base, k, axis=0)          # sample-major: row = sample * k + cand
+        actions = np.tile(np.asarray(cands, dtype=np.int64), n)
+        masks = np.repeat(np.asarray(mask, dtype=np.int8)[None], n * k, axis=0)
+        events = np.zeros(n * k, dtype=np.int8)
+        if self._scratch is None or self._scratch.dtype != v.dtype:
+            self._scratch = np.zeros(rules.MAX_CLEAR_DEPTH + 4, dtype=v.dtype)
+        rules.step_batch(states, v.spec, actions, masks, events, self._scratch)
+        values = np.zeros(n * k, dtype=np.float64)
+        playout_batch(states, v.spec, masks, self._scratch, values, view.player,
+                      (events != EVENT_NONE).astype(np.int8))
+        means = values.reshape(n, k).mean(axis=0)
+        self.last_values = dict(zip(cands, means.tolist()))
+        return int(cands[int(np.argmax(means))])
+
+    def action_probabilities(self, view, mask) -> np.ndarray:
+        probs = np.zeros(len(mask))
+        probs[self.act(view, mask)] = 1.0
+        return probs
+
+
+_ = (DRAW, TAKE)

@@ -1,0 +1,199 @@
+"""``mountain-rummy``: tournaments, head-to-head play and game-record replay.
+
+    mountain-rummy tournament                      # default agents, prints the table
+    mountain-rummy play --p0 human --p1 search     # play a hand at the terminal
+    mountain-rummy replay game.json                # replay a saved record
+    mountain-rummy agents                          # list the agent specs
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def _positive(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def _nonneg(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
+    return value
+
+
+def _options(text):
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise argparse.ArgumentTypeError(f"--options must be a JSON object: {err}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError("--options must be a JSON object, e.g. '{\"num_jokers\": 1}'")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from experiments.tournament import DEFAULT_AGENTS
+
+    parser = argparse.ArgumentParser(
+        prog="mountain-rummy", description="Mountain Rummy: tournaments, play and replays.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    t = sub.add_parser("tournament", help="round-robin of agents on duplicate deals",
+                       description="Round-robin of agents on duplicate deals (each deal played "
+                                   "twice with seats swapped); prints the result table and "
+                                   "writes results.jsonl, report.md, pairs.csv, ratings.csv "
+                                   "and ratings.png to --out.")
+    t.add_argument("--agents", nargs="+", default=list(DEFAULT_AGENTS), metavar="SPEC",
+                   help="agent specs, space separated (default: %(default)s)")
+    t.add_argument("--deals", type=_positive, default=100, help="deals per pair (default: 100)")
+    t.add_argument("--search-deals", type=_nonneg, default=30,
+                   help="deals for pairs with a search agent; 0 = same as --deals (default: 30)")
+    t.add_argument("--workers", type=_positive, default=2, help="worker processes (default: 2)")
+    t.add_argument("--out", default="runs/tournament", help="output folder (default: %(default)s)")
+    t.add_argument("--seed", type=_nonneg, default=0, help="first deal seed (default: 0)")
+    t.add_argument("--resume", action=argparse.BooleanOptionalAction, default=True,
+                   help="keep finished deals in --out and play only the missing ones "
+                        "(default: on; --no-resume starts afresh)")
+    t.add_argument("--options", type=_options, default={},
+                   help="variant options as JSON, e.g. '{\"num_jokers\": 1}'")
+    t.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    p = sub.add_parser("play", help="play a hand or a game between two agents (or you)",
+                       description="Play between two agents and print a readable log.")
+    p.add_argument("--p0", default="human", metavar="SPEC", help="seat 0 (default: human)")
+    p.add_argument("--p1", default="search:budget=200", metavar="SPEC",
+                   help="seat 1 (default: %(default)s)")
+    p.add_argument("--seed", type=_nonneg, default=None, help="deal seed (default: random)")
+    p.add_argument("--game", action="store_true",
+                   help="play a whole game to the target score instead of one hand")
+    p.add_argument("--target", type=_positive, default=None,
+                   help="target score of a --game (default: the variant's, 1000)")
+    p.add_argument("--record", metavar="FILE", help="save the JSON game record here")
+    p.add_argument("--options", type=_options, default={}, help="variant options as JSON")
+
+    r = sub.add_parser("replay", help="replay a saved JSON game record and print its log",
+                       description="Replay a JSON game record; fails if it does not replay.")
+    r.add_argument("file", help="game record (JSON) written by 'play --record'")
+
+    sub.add_parser("agents", help="list the agent specs", description="List agent specs.")
+    return parser
+
+
+def cmd_tournament(args) -> int:
+    from agents import AgentSpecError, make_agent
+    from experiments.tournament import (
+        TournamentConfig, markdown_table, run_tournament, summarise, write_report)
+    from mountain_rummy_env.records import RecordError, make_variant
+
+    if len(set(args.agents)) != len(args.agents) or len(args.agents) < 2:
+        raise SystemExit("error: --agents needs at least two different agent specs")
+    for spec in args.agents:
+        try:
+            make_agent(spec)
+        except AgentSpecError as err:
+            raise SystemExit(f"error: {err}")
+    try:
+        make_variant("mountain", dict(args.options))
+    except (RecordError, ValueError, TypeError) as err:
+        raise SystemExit(f"error: bad --options: {err}")
+    cfg = TournamentConfig(agents=list(args.agents), deals=args.deals,
+                           slow_deals=args.search_deals or None, seed=args.seed,
+                           workers=args.workers, variant_options=dict(args.options))
+    rows = run_tournament(cfg, args.out, resume=args.resume, progress=not args.no_progress)
+    pairs, ratings = summarise(rows, cfg.agents)
+    paths = write_report(pairs, ratings, args.out)
+    print(markdown_table(pairs, ratings))
+    print(f"\nwritten: {', '.join(str(p) for p in paths.values())}")
+    return 0
+
+
+def cmd_play(args) -> int:
+    from agents import AgentSpecError, make_agent
+    from experiments.play import play_hand  # noqa: F401
+    from mountain_rummy_env import player_view
+    from mountain_rummy_env.core.state import EVENT_GAME_OVER, EVENT_NONE
+    from mountain_rummy_env.records import Recorder, RecordError, make_variant
+
+    options = dict(args.options)
+    options["episode"] = "game" if args.game else "hand"
+    if args.target is not None:
+        options["target_score"] = args.target
+    try:
+        variant = make_variant("mountain", options)
+    except (RecordError, ValueError, TypeError) as err:
+        raise SystemExit(f"error: bad variant options: {err}")
+    try:
+        agents = [make_agent(args.p0, seed=args.seed), make_agent(args.p1, seed=None if args.seed is None else args.seed + 1)]
+    except AgentSpecError as err:
+        raise SystemExit(f"error: {err}")
+    seed = args.seed if args.seed is not None else int.from_bytes(__import__("os").urandom(4), "little")
+    rec = Recorder(variant, seed, players=[args.p0, args.p1])
+    game = rec.game
+    print(rec.log[0])
+    shown = 1
+    for a in agents:
+        a.reset()
+    while not game.done(0):
+        p = game.current_player(0)
+        action = agents[p].act(player_view(game, 0, p), game.masks[0])
+        event = rec.play(int(action))
+        for line in rec.log[shown:]:
+            print(line)
+        shown = len(rec.log)
+        if event not in (EVENT_NONE, EVENT_GAME_OVER) and not game.done(0):
+            for a in agents:
+                a.reset()
+    if args.record:
+        rec.record.save(args.record)
+        print(f"record saved to {args.record}")
+    return 0
+
+
+def cmd_replay(args) -> int:
+    from mountain_rummy_env.records import GameRecord, RecordError, replay
+
+    try:
+        record = GameRecord.load(args.file)
+        _, log = replay(record)
+    except RecordError as err:
+        raise SystemExit(f"error: {err}")
+    print("\n".join(log))
+    return 0
+
+
+def cmd_agents(args) -> int:
+    from agents import registered
+
+    for name, text in registered().items():
+        print(f"{name:8s} {text}")
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = {"tournament": cmd_tournament, "play": cmd_play, "replay": cmd_replay,
+               "agents": cmd_agents}[args.command]
+    try:
+        return handler(args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

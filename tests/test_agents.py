@@ -1,0 +1,167 @@
+"""Agents: the interface and registry, and each baseline on explicit deals."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+from agents import AgentSpecError, make_agent, parse_spec, registered
+from mountain_rummy_env import Game, mountain_variant, player_view
+
+
+@pytest.fixture(scope="module")
+def variant():
+    return mountain_variant()
+
+
+def deal(variant, *, p0, p1, up, stock_top=(), dealer=1):
+    """A game whose deal gives seat 0 and seat 1 these cards (card strings), the up-card
+    and the first stock cards; the rest of the stock follows in id order."""
+    d = variant.deck
+    h0, h1 = d.parse_cards(p0), d.parse_cards(p1)
+    up_id = d.parse_cards(up)
+    top = d.parse_cards(list(stock_top))
+    assert len(h0) == len(h1) == 13
+    used = set(h0 + h1 + up_id + top)
+    assert len(used) == 27 + len(top)
+    first, second = (h0, h1) if dealer == 1 else (h1, h0)
+    order = [c for pair in zip(first, second) for c in pair] + up_id + top
+    order += [c for c in range(d.num_cards) if c not in used]
+    g = Game(variant, 1)
+    g.reset(seed=0, deck=order, dealer=dealer)
+    assert sorted(g.hand(0, 0)) == sorted(h0)
+    return g
+
+
+def act_text(agent, g, player=None):
+    p = g.current_player(0) if player is None else player
+    a = agent.act(player_view(g, 0, p), g.masks[0])
+    assert g.masks[0, a], "agent chose an illegal action"
+    return g.variant.action_text(a)
+
+
+JUNK0 = "2C 9D KS 4C JD QC 8S 3D TC AD"
+P1 = "2S 3H 4S 6D 8D TD AH KH 6S 9C JS QH 7C"
+
+
+def test_spec_parsing_and_errors():
+    assert parse_spec("search:budget=200,discards=3") == ("search", {"budget": "200", "discards": "3"})
+    assert make_agent("search:budget=7").budget == 7
+    assert make_agent("rules").name == "rules"
+    assert set(registered()) >= {"random", "greedy", "rules", "search", "human"}
+    with pytest.raises(AgentSpecError, match="unknown agent"):
+        make_agent("nosuch")
+    with pytest.raises(AgentSpecError, match="no parameter"):
+        make_agent("greedy:budget=3")
+    with pytest.raises(AgentSpecError, match="must be int"):
+        make_agent("search:budget=lots")
+    with pytest.raises(AgentSpecError, match="budget must be"):
+        make_agent("search:budget=0")
+    with pytest.raises(AgentSpecError, match="bad parameter"):
+        make_agent("search:budget")
+
+
+def test_random_is_uniform_over_the_mask(variant):
+    g = Game(variant, 1)
+    g.reset(seed=3)
+    agent = make_agent("random", seed=0)
+    view = player_view(g, 0, g.current_player(0))
+    probs = agent.action_probabilities(view, g.masks[0])
+    assert np.isclose(probs.sum(), 1) and (probs[g.masks[0] == 0] == 0).all()
+    seen = {agent.act(view, g.masks[0]) for _ in range(50)}
+    assert seen == set(g.legal_actions(0))
+
+
+def test_greedy_takes_the_discard_that_completes_a_meld_and_melds_it(variant):
+    g = deal(variant, p0="5H 6H 7H " + JUNK0, p1=P1, up="8H", stock_top=["5C"])
+    greedy = make_agent("greedy")
+    assert act_text(greedy, g) == "take 8H"
+    g.step_one(0, "take 8H")
+    assert act_text(greedy, g) == "meld 5H 6H 7H 8H"
+
+
+def test_greedy_melds_after_drawing_and_discards_its_worst_deadwood(variant):
+    g = deal(variant, p0="5H 6H 7H " + JUNK0, p1=P1, up="5D", stock_top=["5C"])
+    greedy = make_agent("greedy")
+    assert act_text(greedy, g) == "draw stock"
+    g.step_one(0, "draw stock")
+    assert act_text(greedy, g) == "meld 5H 6H 7H"
+    g.step_one(0, "meld 5H 6H 7H")
+    # deadwood left: 2C 9D KS 4C JD QC 8S 3D TC AD 5C -> the ace (14) goes
+    assert act_text(greedy, g) == "discard AD"
+
+
+LOOSE0 = "2C 4C 6C 3D 5D 7S 2H 4H 6H 3S 5S"
+
+
+def test_rules_avoids_feeding_a_known_meld(variant):
+    # dealer 0: P1 plays first, takes the up-card 9C (now known), discards KH
+    g = deal(variant, p0=LOOSE0 + " 9S 8D", p1="9D JS QS KH 2D AC 3H TH 7C JD QD 8H AS",
+             up="9C", stock_top=["7H"], dealer=0)
+    rules, greedy = make_agent("rules"), make_agent("greedy")
+    g.step_one(0, "take 9C")
+    g.step_one(0, "discard KH")
+    g.step_one(0, "draw stock")
+    assert act_text(greedy, g) == "discard 9S"          # highest deadwood
+    assert act_text(rules, g) == "discard 8D"           # 9S would feed the known 9C
+
+
+def test_search_takes_the_card_that_completes_a_long_run(variant):
+    g = deal(variant, p0="8H 9H JH " + JUNK0, p1=P1, up="TH", stock_top=["5C"])
+    search = make_agent("search:budget=64", seed=1)
+    assert act_text(search, g) == "take TH"
+    assert search.last_values[g.variant.parse_action("take TH")] > \
+        search.last_values[g.variant.parse_action("draw stock")]
+
+
+def test_search_determinisation_is_consistent(variant):
+    from agents.search import determinise
+
+    g = Game(variant, 1)
+    g.reset(seed=11)
+    g.step_one(0, g.legal_actions(0)[0])  # draw stock
+    me = g.current_player(0)
+    view = player_view(g, 0, me)
+    states = determinise(view, 16, np.random.default_rng(0))
+    s0 = g.states[0]
+    opp = 1 - me
+    for s in states:
+        assert (s["loc"] == 4 + me).sum() == len(view.hand)
+        assert (s["loc"] == 4 + opp).sum() == view.opponent_hand_size
+        assert sorted(s["stock"][s["stock_ptr"]: s["stock_len"]]) == \
+            sorted(np.flatnonzero(s["loc"] == 0))
+        assert (s["loc"][list(view.hand)] == s0["loc"][list(view.hand)]).all()
+    # the hidden cards really are re-dealt
+    assert len({bytes(s["loc"]) for s in states}) > 1
+
+
+def test_human_reads_moves_explains_errors_and_asks_again(variant):
+    g = deal(variant, p0="5H 6H 7H " + JUNK0, p1=P1, up="8H")
+    out = io.StringIO()
+    human = make_agent("human", stdin=io.StringIO("bogus\nmeld 5H 6H 7H\n99\ntake 8h\n"),
+                       stdout=out)
+    assert act_text(human, g) == "take 8H"
+    text = out.getvalue()
+    assert "your hand: " in text and "legal moves:" in text
+    assert "cannot read 'bogus'" in text
+    assert "'meld 5H 6H 7H' is not legal now" in text
+    assert "no move number 99" in text
+
+
+def test_human_accepts_a_move_number(variant):
+    g = deal(variant, p0="5H 6H 7H " + JUNK0, p1=P1, up="8H")
+    human = make_agent("human", stdin=io.StringIO("0\n"), stdout=io.StringIO())
+    assert act_text(human, g) == "draw stock"
+
+
+@pytest.mark.parametrize("spec", ["random", "greedy", "rules", "search:budget=8"])
+def test_agents_finish_hands_with_legal_moves(variant, spec):
+    from experiments.play import play_hand
+
+    g = Game(variant, 1)
+    agents = [make_agent(spec, seed=1), make_agent("greedy")]
+    for seed in range(3):
+        r = play_hand(g, agents, seed=seed)
+        assert r.end in ("knock", "base camp", "high camp", "exhausted")

@@ -149,8 +149,8 @@ class Game:
         """Play ``action`` (id or text) in game ``index`` alone; returns its event."""
         if isinstance(action, str):
             action = self.variant.parse_action(action)
-        if not (isinstance(action, (int, np.integer)) and 0 <= action < self.variant.num_actions) \
-                or not self.masks[index, action]:
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) \
+                or not 0 <= action < self.variant.num_actions or not self.masks[index, action]:
             raise IllegalActionError(self.illegal_reason(index, action))
         sl = slice(index, index + 1)
         events = self.events[sl]

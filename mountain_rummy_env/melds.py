@@ -68,11 +68,16 @@ class MeldTable:
         return len(self.kind)
 
     def find(self, faces) -> int:
-        """Template id holding exactly these natural faces, or -1."""
+        """Template id holding exactly these natural faces, or -1. Where two templates hold
+        the same faces (a 13-card run with the ace low or high), the face order decides."""
+        faces = [int(f) for f in faces]
         bits = 0
         for f in faces:
-            bits |= 1 << int(f)
+            bits |= 1 << f
         hits = np.flatnonzero(self.mask == np.uint64(bits))
+        for t in hits:
+            if self.template_faces(t) == faces:
+                return int(t)
         return int(hits[0]) if len(hits) else -1
 
     def template_faces(self, t: int) -> list[int]:

@@ -540,66 +540,65 @@ def can_clear(s, spec, scratch):
 
 
 @njit(cache=True)
-def placement_mask(s, spec, mask, scratch, require_card, check_end):
-    """Unmask the meld, regroup and layoff actions of the current player. With
-    ``require_card`` >= 0 only placements using that card count (deep-draw obligation);
-    with ``check_end`` each must leave a way to end the turn. Returns how many are legal."""
-    p = s.current
+def position_views(s, spec, p):
+    """Hand and table views of player ``p`` used to resolve placements (see hand_view,
+    table_view): (face_card, jokers, nj, size, free, shown_card, face_up)."""
     face_card = np.empty(JOKER_FACE, np.int16)
     jokers = np.empty(8, np.int16)
     shown_card = np.empty(JOKER_FACE, np.int16)
     face_up = np.empty(JOKER_FACE, np.int16)
+    nj, size, free, _ = hand_view(s, spec, p, face_card, jokers)
+    table_view(s, spec, shown_card, face_up)
+    return face_card, jokers, nj, size, free, shown_card, face_up
+
+
+@njit(cache=True)
+def placement_candidates(s, spec, require_face, acts, n_hand, free_used, uses, placed):
+    """Every meld, regroup and layoff the current player could make now, ignoring whether
+    the turn could end afterwards. Per candidate: action id, hand cards used, discardable
+    cards used, whether it uses the obligation card, and the faces it puts in a meld
+    (bitmask). ``require_face`` >= 0 keeps only candidates holding that face. Returns the count."""
+    p = s.current
+    face_card, jokers, nj, size, free, shown_card, face_up = position_views(s, spec, p)
     used = np.empty(MELD_WIDTH, np.int16)
     decl = np.empty(MELD_WIDTH, np.int16)
     removed = np.zeros(spec.num_cards, np.int8)
-    nj, size, free, dw = hand_view(s, spec, p, face_card, jokers)
-    table_view(s, spec, shown_card, face_up)
     hand_bits = hand_mask_bits(face_card)
     detachable = np.uint64(0)
     for f in range(JOKER_FACE):
         c = shown_card[f]
         if c >= 0 and s.m_founder[s.meld_of[c]] != p:
             detachable |= np.uint64(1) << np.uint64(f)
+    narrow = require_face >= 0
     count = 0
     for regroup in range(2):
-        base = spec.a_meld if regroup == 0 else spec.a_regroup
         if regroup == 1 and detachable == 0:
             break
         avail = hand_bits | detachable if regroup else hand_bits
-        # a natural obligation card narrows the search to the templates holding its face
-        narrow = 0 <= require_card < spec.num_naturals
-        n_candidates = spec.by_face_count[spec.card_face[require_card]] if narrow else spec.num_templates
-        for k in range(n_candidates):
-            t = spec.by_face[spec.card_face[require_card], k] if narrow else k
+        n_templates = spec.by_face_count[require_face] if narrow else spec.num_templates
+        for k in range(n_templates):
+            t = spec.by_face[require_face, k] if narrow else k
             tm = spec.t_mask[t]
             if popcount(tm & ~avail) > nj or (tm & hand_bits) == 0 and nj == 0:
                 continue
             if regroup and (tm & detachable & ~hand_bits) == 0:
                 continue
             removed[:] = 0
-            n, n_hand = resolve_meld(s, spec, t, regroup, p, face_card, jokers, nj,
-                                     shown_card, face_up, used, decl, removed)
+            n, nh = resolve_meld(s, spec, t, regroup, p, face_card, jokers, nj,
+                                 shown_card, face_up, used, decl, removed)
             if n < 0:
                 continue
-            if require_card >= 0:
-                hit = False
-                for i in range(n):
-                    if used[i] == require_card:
-                        hit = True
-                if not hit:
-                    continue
-            if check_end:
-                free_used = 0
-                for i in range(n):
-                    if s.loc[used[i]] == LOC_HAND + p and s.taken[used[i]] == 0:
-                        free_used += 1
-                if size - n_hand > 0 and free - free_used == 0:
-                    scratch[len(scratch) - 1] = s
-                    probe = scratch[len(scratch) - 1]
-                    apply_meld(probe, spec, t, used, decl, n)
-                    if not can_clear(probe, spec, scratch):
-                        continue
-            mask[base + t] = 1
+            acts[count] = (spec.a_regroup if regroup else spec.a_meld) + t
+            n_hand[count] = nh
+            free_used[count] = 0
+            uses[count] = 0
+            for i in range(n):
+                c = used[i]
+                if s.loc[c] == LOC_HAND + p and s.taken[c] == 0:
+                    free_used[count] += 1
+                if c == s.obligation:
+                    uses[count] = 1
+            placed[count] = tm
             count += 1
     for m in range(spec.max_melds):
         kind = s.m_kind[m]
@@ -617,22 +616,125 @@ def placement_mask(s, spec, mask, scratch, require_card, check_end):
                 if pos < 0 or pos > ACE_HIGH_POS:
                     continue
                 f = s.m_suit[m] * NUM_RANKS + pos % NUM_RANKS
-            if narrow and f != spec.card_face[require_card]:
+            if narrow and f != require_face:
                 continue
             c = layoff_card(s, spec, m, f, face_card, jokers, nj, face_up)
-            if c < 0 or (require_card >= 0 and c != require_card):
+            if c < 0:
                 continue
-            if check_end:
-                free_used = 1 if s.taken[c] == 0 else 0
-                if size - 1 > 0 and free - free_used == 0:
-                    scratch[len(scratch) - 1] = s
-                    probe = scratch[len(scratch) - 1]
-                    apply_layoff(probe, spec, m, f, c)
-                    if not can_clear(probe, spec, scratch):
-                        continue
-            mask[spec.a_layoff + m * JOKER_FACE + f] = 1
+            acts[count] = spec.a_layoff + m * JOKER_FACE + f
+            n_hand[count] = 1
+            free_used[count] = 1 if s.taken[c] == 0 else 0
+            uses[count] = 1 if c == s.obligation else 0
+            placed[count] = np.uint64(1) << np.uint64(f)
             count += 1
     return count
+
+
+@njit(cache=True)
+def apply_placement(s, spec, a):
+    """Play meld, regroup or layoff action ``a`` (resolved as in :func:`resolve_meld`)."""
+    p = s.current
+    face_card, jokers, nj, size, free, shown_card, face_up = position_views(s, spec, p)
+    if a < spec.a_layoff:
+        used = np.empty(MELD_WIDTH, np.int16)
+        decl = np.empty(MELD_WIDTH, np.int16)
+        removed = np.zeros(spec.num_cards, np.int8)
+        regroup = a >= spec.a_regroup
+        t = a - (spec.a_regroup if regroup else spec.a_meld)
+        n, _ = resolve_meld(s, spec, t, regroup, p, face_card, jokers, nj, shown_card,
+                            face_up, used, decl, removed)
+        apply_meld(s, spec, t, used, decl, n)
+    else:
+        m = (a - spec.a_layoff) // JOKER_FACE
+        f = (a - spec.a_layoff) % JOKER_FACE
+        apply_layoff(s, spec, m, f, layoff_card(s, spec, m, f, face_card, jokers, nj, face_up))
+
+
+@njit(cache=True)
+def can_end_after(s, spec, a, size_after, free_after, scratch):
+    """MR-7: after placement ``a`` can the turn still end -- hand empty (High Camp), a card
+    left that may be discarded, or the rest (all taken this turn) meldable in full?"""
+    if size_after == 0 or free_after > 0:
+        return True
+    scratch[len(scratch) - 1] = s
+    probe = scratch[len(scratch) - 1]
+    apply_placement(probe, spec, a)
+    return can_clear(probe, spec, scratch)
+
+
+@njit(cache=True)
+def card_placeable(s, spec, scratch, card):
+    """Can ``card`` (the obligation card, in hand) be melded or laid off right now, leaving a
+    way to end the turn?"""
+    n_max = 2 * spec.num_templates + 4 * spec.max_melds
+    acts = np.empty(n_max, np.int64)
+    n_hand = np.empty(n_max, np.int64)
+    free_used = np.empty(n_max, np.int64)
+    uses = np.empty(n_max, np.int8)
+    placed = np.empty(n_max, np.uint64)
+    face = spec.card_face[card]
+    count = placement_candidates(s, spec, face if face < JOKER_FACE else -1, acts, n_hand,
+                                 free_used, uses, placed)
+    nj, size, free, _ = hand_view(s, spec, s.current, np.empty(JOKER_FACE, np.int16),
+                                  np.empty(8, np.int16))
+    for i in range(count):
+        if uses[i] and can_end_after(s, spec, acts[i], size - n_hand[i], free - free_used[i], scratch):
+            return True
+    return False
+
+
+@njit(cache=True)
+def related_faces(face):
+    """Faces a placement must put on the table to make ``face`` newly placeable: its rank
+    (sets) and its suit neighbours (runs)."""
+    bits = np.uint64(0)
+    rank = face % NUM_RANKS
+    suit = face // NUM_RANKS
+    for s_ in range(4):
+        bits |= np.uint64(1) << np.uint64(s_ * NUM_RANKS + rank)
+    for d in (-1, 1):
+        r = (rank + d) % NUM_RANKS
+        bits |= np.uint64(1) << np.uint64(suit * NUM_RANKS + r)
+    return bits
+
+
+@njit(cache=True)
+def placement_mask(s, spec, mask, scratch, check_end):
+    """Unmask the meld, regroup and layoff actions of the current player; returns how many.
+
+    With ``check_end`` (play phase) each must leave a way to end the turn. While a deep-draw
+    obligation is pending (MR-7.1) a placement must use the obligation card, or leave it
+    placeable straight afterwards (e.g. lay off 8H so that the obligation 9H fits next)."""
+    n_max = 2 * spec.num_templates + 4 * spec.max_melds
+    acts = np.empty(n_max, np.int64)
+    n_hand = np.empty(n_max, np.int64)
+    free_used = np.empty(n_max, np.int64)
+    uses = np.empty(n_max, np.int8)
+    placed = np.empty(n_max, np.uint64)
+    count = placement_candidates(s, spec, -1, acts, n_hand, free_used, uses, placed)
+    nj, size, free, _ = hand_view(s, spec, s.current, np.empty(JOKER_FACE, np.int16),
+                                  np.empty(8, np.int16))
+    k = s.obligation
+    related = np.uint64(0)
+    if k >= 0:
+        face = spec.card_face[k]
+        related = related_faces(face) if face < JOKER_FACE else ~np.uint64(0)
+    legal = 0
+    for i in range(count):
+        if k >= 0 and not uses[i]:
+            if (placed[i] & related) == 0:
+                continue
+            scratch[len(scratch) - 1] = s
+            probe = scratch[len(scratch) - 1]
+            apply_placement(probe, spec, acts[i])
+            if not card_placeable(probe, spec, scratch[: len(scratch) - 1], k):
+                continue
+        elif check_end and not can_end_after(s, spec, acts[i], size - n_hand[i],
+                                             free - free_used[i], scratch):
+            continue
+        mask[acts[i]] = 1
+        legal += 1
+    return legal
 
 
 @njit(cache=True)
@@ -658,18 +760,13 @@ def legal_mask(s, spec, mask, scratch):
     phase = s.phase
     if phase == PHASE_DRAW:
         mask[spec.a_draw] = 1
-        # cheap necessary test first: could the card's face join any meld at all?
+        # cheap necessary test first: could the card's face join a meld with cards in hand,
+        # taken with it, or on the table?
         p = s.current
-        face_card = np.empty(JOKER_FACE, np.int16)
-        jokers = np.empty(8, np.int16)
-        shown_card = np.empty(JOKER_FACE, np.int16)
-        face_up = np.empty(JOKER_FACE, np.int16)
-        nj = hand_view(s, spec, p, face_card, jokers)[0]
-        table_view(s, spec, shown_card, face_up)
+        face_card, jokers, nj, size, free, shown_card, face_up = position_views(s, spec, p)
         avail = hand_mask_bits(face_card)
         for f in range(JOKER_FACE):
-            c = shown_card[f]
-            if c >= 0 and s.m_founder[s.meld_of[c]] != p:
+            if face_up[f] > 0:
                 avail |= np.uint64(1) << np.uint64(f)
         for depth in range(s.discard_len):
             c = s.discard[s.discard_len - 1 - depth]
@@ -684,29 +781,30 @@ def legal_mask(s, spec, mask, scratch):
             if f != JOKER_FACE:
                 possible = False
                 for k in range(spec.by_face_count[f]):
-                    t = spec.by_face[f, k]
-                    if popcount(spec.t_mask[t] & ~avail) <= nj:
+                    if popcount(spec.t_mask[spec.by_face[f, k]] & ~avail) <= nj:
                         possible = True
                         break
-                for m in range(spec.max_melds):
-                    if not possible and s.m_kind[m] != MELD_EMPTY and layoff_position(s, spec, m, f) >= 0:
-                        possible = True
                 if not possible:
                     continue
+            # MR-7.1: legal only if the card can be placed this turn
             scratch[len(scratch) - 2] = s
             after = scratch[len(scratch) - 2]
             take_cards(after, depth)
+            rest = scratch[: len(scratch) - 2]
+            if card_placeable(after, spec, rest, c):
+                mask[spec.a_take + c] = 1
+                continue
             probe_mask = np.zeros(spec.num_actions, np.int8)
-            if placement_mask(after, spec, probe_mask, scratch[: len(scratch) - 2], c, True) > 0:
+            if placement_mask(after, spec, probe_mask, rest, True) > 0:
                 mask[spec.a_take + c] = 1
         return
     if phase == PHASE_RESPONSE:
         mask[spec.a_done] = 1
-        placement_mask(s, spec, mask, scratch, -1, False)
+        placement_mask(s, spec, mask, scratch, False)
         return
     if phase != PHASE_PLAY:
         return
-    placement_mask(s, spec, mask, scratch, s.obligation, True)
+    placement_mask(s, spec, mask, scratch, True)
     if s.obligation >= 0:
         return
     p = s.current
@@ -864,33 +962,8 @@ def apply_action(s, spec, a):
                 take_cards(s, depth)
                 break
         return EVENT_NONE
-    if spec.a_meld <= a < spec.a_layoff:
-        face_card = np.empty(JOKER_FACE, np.int16)
-        jokers = np.empty(8, np.int16)
-        shown_card = np.empty(JOKER_FACE, np.int16)
-        face_up = np.empty(JOKER_FACE, np.int16)
-        used = np.empty(MELD_WIDTH, np.int16)
-        decl = np.empty(MELD_WIDTH, np.int16)
-        removed = np.zeros(spec.num_cards, np.int8)
-        nj, size, free, dw = hand_view(s, spec, p, face_card, jokers)
-        table_view(s, spec, shown_card, face_up)
-        regroup = a >= spec.a_regroup
-        t = a - (spec.a_regroup if regroup else spec.a_meld)
-        n, n_hand = resolve_meld(s, spec, t, regroup, p, face_card, jokers, nj, shown_card,
-                                 face_up, used, decl, removed)
-        apply_meld(s, spec, t, used, decl, n)
-    elif spec.a_layoff <= a < spec.a_discard:
-        face_card = np.empty(JOKER_FACE, np.int16)
-        jokers = np.empty(8, np.int16)
-        shown_card = np.empty(JOKER_FACE, np.int16)
-        face_up = np.empty(JOKER_FACE, np.int16)
-        nj, size, free, dw = hand_view(s, spec, p, face_card, jokers)
-        table_view(s, spec, shown_card, face_up)
-        k = a - spec.a_layoff
-        m = k // JOKER_FACE
-        f = k % JOKER_FACE
-        c = layoff_card(s, spec, m, f, face_card, jokers, nj, face_up)
-        apply_layoff(s, spec, m, f, c)
+    if spec.a_meld <= a < spec.a_discard:
+        apply_placement(s, spec, a)
     elif spec.a_discard <= a < spec.a_knock:
         c = discard_card_of_face(s, spec, a - spec.a_discard)
         leave_hand(s, c)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .cards import JOKER_FACE, face_text
+from .cards import face_text
 from .core import rules
 from .core.dispatch import FastCall
 from .core.state import (
@@ -275,8 +275,8 @@ class Game:
             detached = [self.card_on_table(index, c) for c in moved if before["loc"][c] == LOC_TABLE]
             word = family.split()[0]
             if family == "layoff":
-                slot = (action - v.layout.layoff) // JOKER_FACE
-                return f"layoff {placed} on m{slot}"
+                slots = {int(after["meld_of"][c]) for c in moved if before["loc"][c] != LOC_TABLE}
+                return f"layoff {placed} on " + " ".join(f"m{m}" for m in sorted(slots))
             extra = f" with {' '.join(detached)} from the table" if detached else ""
             return f"{word} {placed}{extra}"
         if family in ("knock", "base_camp"):

@@ -27,9 +27,10 @@ class RecordError(ValueError):
 
 
 def _variant_factories():
+    from .variants.gin import gin_variant
     from .variants.mountain import mountain_variant
 
-    return {"mountain": mountain_variant}
+    return {"mountain": mountain_variant, "gin": gin_variant}
 
 
 def make_variant(name: str, config: dict) -> Variant:

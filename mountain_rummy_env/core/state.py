@@ -87,8 +87,9 @@ def state_dtype(num_cards: int, max_melds: int, num_players: int) -> np.dtype:
 
 
 BONUS_BASE, BONUS_HIGH, BONUS_UNDERCUT, BONUS_SUMMIT = 1, 2, 4, 8
+BONUS_GIN = 16  # Gin Rummy (core.gin)
 BONUS_NAMES = {BONUS_BASE: "base camp", BONUS_HIGH: "high camp", BONUS_UNDERCUT: "undercut",
-               BONUS_SUMMIT: "summit"}
+               BONUS_SUMMIT: "summit", BONUS_GIN: "gin"}
 
 
 def check_invariants(s: np.void, num_players: int) -> None:

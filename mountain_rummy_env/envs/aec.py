@@ -115,18 +115,24 @@ def observation_box(variant, layout: str = "flat") -> spaces.Box:
     return spaces.Box(low=low, high=high, dtype=np.float32)
 
 
-def env(**kwargs):
-    """The Mountain Rummy AEC env wrapped like PettingZoo's classic envs."""
-    e = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+def env_functions(raw_cls):
+    """``(env, parallel_env)`` for an AEC class: ``env(**kwargs)`` wraps ``raw_cls`` like
+    PettingZoo's classic envs; ``parallel_env`` is ``turn_based_aec_to_parallel`` over it."""
+    name = raw_cls.metadata["name"]
 
+    def env(**kwargs):
+        e = raw_cls(**kwargs)
+        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+        e = wrappers.AssertOutOfBoundsWrapper(e)
+        e = wrappers.OrderEnforcingWrapper(e)
+        return e
 
-def parallel_env(**kwargs):
-    """Parallel API over :func:`env` (only the agent to act has a non-zero mask)."""
-    return turn_based_aec_to_parallel(env(**kwargs))
+    def parallel_env(**kwargs):
+        return turn_based_aec_to_parallel(env(**kwargs))
+
+    env.__doc__ = f"The {name} AEC env wrapped like PettingZoo's classic envs."
+    parallel_env.__doc__ = f"Parallel API over the {name} env (only the agent to act has a non-zero mask)."
+    return env, parallel_env
 
 
 class raw_env(AECEnv):
@@ -136,6 +142,8 @@ class raw_env(AECEnv):
         "is_parallelizable": True,
         "render_fps": 1,
     }
+    # the variant constructor ``factory(**config)``; a game module subclasses with its own
+    variant_factory = staticmethod(mountain_variant)
 
     def __init__(self, render_mode: str | None = None, reward: str = "margin",
                  observation_layout: str = "flat", **config):
@@ -145,7 +153,7 @@ class raw_env(AECEnv):
             raise ConfigError(f"observation_layout must be 'flat' or 'planes'; got {observation_layout!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}; got {render_mode!r}")
-        self.variant = mountain_variant(**config)
+        self.variant = self.variant_factory(**config)
         self.game = Game(self.variant, 1)
         self.reward_mode = reward
         self.observation_layout = observation_layout
@@ -264,3 +272,6 @@ class raw_env(AECEnv):
 
     def close(self) -> None:
         pass
+
+
+env, parallel_env = env_functions(raw_env)

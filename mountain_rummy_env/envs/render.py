@@ -27,7 +27,8 @@ def render_text(game, index: int = 0, names=None, max_moves: int = 60) -> str:
     phase = int(s["phase"])
     cur = int(s["current"])
     lines = []
-    head = (f"Mountain Rummy - hand {int(s['hand_no']) + 1}, turn {int(s['turn']) + 1}, "
+    title = {"mountain": "Mountain Rummy", "gin": "Gin Rummy"}.get(v.name, v.name)
+    head = (f"{title} - hand {int(s['hand_no']) + 1}, turn {int(s['turn']) + 1}, "
             f"dealer {names[int(s['dealer'])]}, phase: {PHASE_NAMES[phase]}")
     if phase <= 2:
         head += f", {names[cur]} to act"

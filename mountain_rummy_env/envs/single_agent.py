@@ -63,6 +63,8 @@ from .render import render_text
 
 class SingleAgentEnv(gymnasium.Env):
     metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
+    # the variant constructor ``factory(**config)``; a game module subclasses with its own
+    variant_factory = staticmethod(mountain_variant)
 
     def __init__(self, opponent=None, seat=0, reward: str = "margin", render_mode: str | None = None,
                  illegal_action: str = "raise", illegal_reward: float = -1.0,
@@ -79,7 +81,7 @@ class SingleAgentEnv(gymnasium.Env):
         if opponent is not None and not (hasattr(opponent, "act") or callable(opponent)):
             raise TypeError("opponent must be None, a callable (observation, action_mask) -> action, "
                             "or an object with .act(view, mask)")
-        self.variant = mountain_variant(**config)
+        self.variant = self.variant_factory(**config)
         self.game = Game(self.variant, 1)
         self.opponent = opponent
         self.seat_option = seat

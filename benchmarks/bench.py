@@ -239,7 +239,7 @@ def profile_step(batch: int = 1024, seconds: float = 2.0) -> dict:
     """Per-action microseconds of: the mask kernel alone (by phase), apply+mask
     (``advance``), the observation encoder, and the rest of ``VectorEnv.step`` (Python)."""
     from mountain_rummy_env import mountain_variant
-    from mountain_rummy_env.core import rules
+    from mountain_rummy_env.core import batch
     from mountain_rummy_env.envs import vector as vec
     from mountain_rummy_env.envs.observation import encode_observations
 
@@ -295,7 +295,7 @@ def profile_step(batch: int = 1024, seconds: float = 2.0) -> dict:
         reps = 0
         t = time.perf_counter()
         while time.perf_counter() - t < 0.5:
-            rules.mask_batch(sub, g.spec, masks[: len(sub)], g._scratch)
+            batch.mask_batch(sub, g.spec, masks[: len(sub)], g._scratch)
             reps += 1
         by_phase[name] = ((time.perf_counter() - t) / (reps * len(sub)) * 1e6, len(sub) / len(states))
     sub = states[:1024]

@@ -5,6 +5,10 @@ small configuration modules (:mod:`mountain_rummy_env.variants`); :class:`Game` 
 batch of games from Python. Environment adapters build on these.
 """
 
+from ._numba_cache import configure_cache
+
+configure_cache()  # before any compiled module is imported
+
 from .cards import CardError, Deck
 from .config import ConfigError
 from .game import Game, HandSummary, IllegalActionError, PlayerView, player_view

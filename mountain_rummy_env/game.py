@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .cards import face_text
-from .core import rules
+from .core import batch, rules
 from .core.dispatch import FastCall
 from .core.state import (
     BONUS_NAMES, END_NAMES, LOC_DISCARD, LOC_FACEDOWN, LOC_HAND, LOC_STOCK, LOC_TABLE,
@@ -71,9 +71,8 @@ class Game:
         self.states = np.zeros(batch_size, dtype=variant.dtype)
         self.masks = np.zeros((batch_size, variant.num_actions), dtype=np.int8)
         self.events = np.zeros(batch_size, dtype=np.int8)
-        self.kernels = variant.kernels
-        self._call = {name: FastCall(getattr(variant.kernels, name))
-                      for name in ("new_game_batch", "step_batch", "mask_batch", "next_hand")}
+        self._call = {name: FastCall(getattr(batch, name))
+                      for name in ("new_game_batch", "step_batch", "mask_batch", "next_hand_batch")}
         self._one_action = np.zeros(1, dtype=np.int64)
         self._scratch = np.zeros(rules.MAX_CLEAR_DEPTH + 4, dtype=variant.dtype)
 
@@ -121,11 +120,10 @@ class Game:
 
     def next_hand(self, index: int) -> None:
         """Deal the next hand of game ``index`` after a finished hand (``episode='hand'``)."""
-        s = self.states[index: index + 1]
-        if s[0]["phase"] != PHASE_HAND_OVER:
+        if self.states["phase"][index] != PHASE_HAND_OVER:
             raise ValueError("next_hand needs a finished hand that did not end the game")
-        self._call["next_hand"](s[0], self.spec)
-        self._call["mask_batch"](s, self.spec, self.masks[index: index + 1], self._scratch)
+        sl = slice(index, index + 1)
+        self._call["next_hand_batch"](self.states[sl], self.spec, self.masks[sl], self._scratch)
 
     def step(self, actions) -> np.ndarray:
         """Play one action per game; returns per-game events (EVENT_* codes).
@@ -243,7 +241,6 @@ class Game:
         other.states = self.states.copy()
         other.masks = self.masks.copy()
         other.events = self.events.copy()
-        other.kernels = self.kernels
         other._call = self._call
         other._one_action = np.zeros(1, dtype=np.int64)
         other._scratch = np.zeros_like(self._scratch)

@@ -23,12 +23,10 @@ done               ``done``                      end of the response phase (MR-1
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from types import ModuleType
 
 import numpy as np
 
 from .cards import JOKER_FACE, CardError, Deck, face_text, parse_declared
-from .core import rules
 from .core.spec import ActionLayout, Spec, build_spec
 from .core.state import state_dtype
 from .melds import MeldTable
@@ -47,17 +45,15 @@ class Variant:
     spec: Spec
     layout: ActionLayout
     dtype: np.dtype = field(repr=False)
-    kernels: ModuleType = field(repr=False, default=rules)
 
     @classmethod
     def build(cls, *, name: str, config, deck: Deck, table: MeldTable, num_players: int,
-              kernels: ModuleType = rules, **options) -> "Variant":
-        """``kernels``: the module of compiled batch entry points (``new_game_batch``,
-        ``step_batch``, ``mask_batch``, ``next_hand``, ``apply_action``, ``legal_mask``) that
-        play this variant; Mountain Rummy's :mod:`core.rules` unless a variant adds phases."""
+              **options) -> "Variant":
+        """A variant played by Mountain Rummy's kernels (:mod:`core.rules`); a variant with
+        phases of its own registers its spec type in :mod:`core.batch` (see :mod:`core.gin`)."""
         spec, layout = build_spec(deck=deck, table=table, num_players=num_players, **options)
         dtype = state_dtype(deck.num_cards, spec.max_melds, num_players)
-        return cls(name, config, deck, table, spec, layout, dtype, kernels)
+        return cls(name, config, deck, table, spec, layout, dtype)
 
     @property
     def num_actions(self) -> int:

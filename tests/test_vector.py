@@ -234,7 +234,7 @@ def test_int8_observations_and_seat_options():
 
 
 def test_episode_game_rewards_per_hand():
-    v = mountain_variant(episode="game", target_score=60)
+    v = mountain_variant(episode="game", target_score=250)
     env = RummyVectorEnv(v, 8, seed=5)
     obs, info = env.reset()
     rng = seed_rng(3, 8)

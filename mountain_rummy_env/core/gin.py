@@ -29,6 +29,7 @@ DEF_MELD       resp.   defender: ``meld t`` from hand, ``pass`` (scores the hand
 
 from __future__ import annotations
 
+import sys
 from typing import NamedTuple
 
 import numpy as np
@@ -40,6 +41,7 @@ from .rules import (  # noqa: F401  (re-exported building blocks)
     apply_layoff, apply_meld, deal, leave_hand, layoff_position, next_random, random_below,
     shuffle_deck,
 )
+from .batch import register_kernels
 from .spec import Spec
 from .state import (
     BONUS_GIN, BONUS_UNDERCUT, END_EXHAUSTED, END_KNOCK, END_NONE, EVENT_GAME_OVER, EVENT_HAND_OVER,
@@ -523,38 +525,6 @@ def apply_action(s, spec, a):
     return EVENT_NONE
 
 
-# --------------------------------------------------------------------------------------
-# batch entry points (same signatures as core.rules)
-
-
-@njit(cache=True)
-def step_batch(states, spec, actions, masks, events, scratch):
-    bad = -1
-    for b in range(states.shape[0]):
-        a = actions[b]
-        if a < 0 or a >= spec.num_actions or masks[b, a] == 0:
-            events[b] = -1
-            if bad < 0:
-                bad = b
-            continue
-        events[b] = apply_action(states[b], spec, a)
-        legal_mask(states[b], spec, masks[b], scratch)
-    return bad
-
-
-@njit(cache=True)
-def mask_batch(states, spec, masks, scratch):
-    for b in range(states.shape[0]):
-        legal_mask(states[b], spec, masks[b], scratch)
-
-
-@njit(cache=True)
-def new_game_batch(states, spec, seeds, dealers, deck_given, masks, scratch):
-    for b in range(states.shape[0]):
-        new_game(states[b], spec, seeds[b], dealers[b], deck_given[b])
-        legal_mask(states[b], spec, masks[b], scratch)
-
-
 @njit(cache=True)
 def next_hand(s, spec):
     """From a finished hand (episode = hand) deal the next hand of the same game."""
@@ -568,3 +538,6 @@ __all__ = [
     "GinSpec", "gin_state_dtype", "legal_mask", "apply_action", "step_batch", "mask_batch",
     "new_game_batch", "next_hand", "deadwood", "MAX_CLEAR_DEPTH", "STEP_NAMES", "NUM_RANKS",
 ]
+
+
+register_kernels(GinSpec, sys.modules[__name__])

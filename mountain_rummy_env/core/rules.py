@@ -990,40 +990,6 @@ def apply_action(s, spec, a):
     return EVENT_NONE
 
 
-# --------------------------------------------------------------------------------------
-# batch entry points
-
-
-@njit(cache=True)
-def step_batch(states, spec, actions, masks, events, scratch):
-    """Apply ``actions[b]`` to every game whose mask allows it, then refresh its mask.
-    Returns the index of the first game whose action was illegal (that game untouched), or -1."""
-    bad = -1
-    for b in range(states.shape[0]):
-        a = actions[b]
-        if a < 0 or a >= spec.num_actions or masks[b, a] == 0:
-            events[b] = -1
-            if bad < 0:
-                bad = b
-            continue
-        events[b] = apply_action(states[b], spec, a)
-        legal_mask(states[b], spec, masks[b], scratch)
-    return bad
-
-
-@njit(cache=True)
-def mask_batch(states, spec, masks, scratch):
-    for b in range(states.shape[0]):
-        legal_mask(states[b], spec, masks[b], scratch)
-
-
-@njit(cache=True)
-def new_game_batch(states, spec, seeds, dealers, deck_given, masks, scratch):
-    for b in range(states.shape[0]):
-        new_game(states[b], spec, seeds[b], dealers[b], deck_given[b])
-        legal_mask(states[b], spec, masks[b], scratch)
-
-
 @njit(cache=True)
 def next_hand(s, spec):
     """From a finished hand (episode = hand) deal the next hand of the same game."""

@@ -3,7 +3,8 @@
 It is a thin adapter over :class:`mountain_rummy_env.game.Game` (one ``Game`` of batch N, not
 N single envs): the learner's actions for all N games, and every opponent move in between,
 are applied by one compiled call (:func:`advance`) that runs the same ``apply_action`` and
-``legal_mask`` of the variant's kernel module (:func:`_kernels_for`) as every other adapter; observations come from the shared batched
+``legal_mask`` as every other adapter (resolved per variant by :mod:`core.batch`);
+observations come from the shared batched
 encoder (:func:`mountain_rummy_env.envs.observation.encode_observations`). Any variant works:
 ``mountain_rummy_v0.vector_env`` is ``RummyVectorEnv(mountain_variant(**config), ...)`` and a
 ``gin_rummy_v0.vector_env`` is the same line with the Gin variant (:func:`vector_env_factory`).
@@ -65,70 +66,17 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 from numba import njit
-from numba.extending import overload
 
-from ..core import rules
-from ..core.spec import Spec
+from ..core import batch
 from ..core.state import EVENT_GAME_OVER, PHASE_HAND_OVER
 from ..game import Game, IllegalActionError
 from .observation import encode_observations, observation_bounds, observation_size
 
-__all__ = ["RummyVectorEnv", "sample_masked", "advance", "vector_env_factory", "seed_rng",
-           "register_kernels"]
+__all__ = ["RummyVectorEnv", "sample_masked", "advance", "vector_env_factory", "seed_rng"]
 
 
 # --------------------------------------------------------------------------------------
 # compiled kernels
-
-# Which kernel module plays a spec type: numba specialises :func:`advance` per spec type and
-# resolves these at compile time (cached like any other call). A variant with its own
-# kernels registers its spec class (``core.gin`` registers ``GinSpec``).
-KERNELS_BY_SPEC: dict = {Spec: rules}
-
-
-def register_kernels(spec_class, kernels) -> None:
-    """Route :func:`advance` for specs of ``spec_class`` to ``kernels`` (a kernel module)."""
-    KERNELS_BY_SPEC[spec_class] = kernels
-
-
-def _kernels_for(spec_type):
-    """The registered kernels, else the module defining the spec class if it holds kernels
-    (``core.gin.GinSpec`` lives beside Gin's ``apply_action`` / ``legal_mask``)."""
-    cls = getattr(spec_type, "instance_class", None)
-    if cls in KERNELS_BY_SPEC:
-        return KERNELS_BY_SPEC[cls]
-    module = sys.modules.get(getattr(cls, "__module__", ""))
-    if module is not None and hasattr(module, "apply_action") and hasattr(module, "legal_mask"):
-        return module
-    raise TypeError(f"no kernels registered for spec type {cls!r}")
-
-
-def _apply(s, spec, a):  # pragma: no cover - compiled through the overload below
-    raise NotImplementedError
-
-
-def _legal(s, spec, mask, scratch):  # pragma: no cover
-    raise NotImplementedError
-
-
-@overload(_apply)
-def _apply_impl(s, spec, a):
-    fn = _kernels_for(spec).apply_action
-
-    def impl(s, spec, a):
-        return fn(s, spec, a)
-    return impl
-
-
-@overload(_legal)
-def _legal_impl(s, spec, mask, scratch):
-    fn = _kernels_for(spec).legal_mask
-
-    def impl(s, spec, mask, scratch):
-        fn(s, spec, mask, scratch)
-    return impl
-
-
 
 @njit(cache=True)
 def _next_random(rng, b):
@@ -192,8 +140,8 @@ def advance(states, spec, masks, events, scratch, actions, learner, active, rand
         me = learner[b]
         a = actions[b]
         if a >= 0:
-            ev = _apply(s, spec, a)
-            _legal(s, spec, masks[b], scratch)
+            ev = batch.apply_action(s, spec, a)
+            batch.legal_mask(s, spec, masks[b], scratch)
             events[b] = ev
             applied += 1
             if ev != 0:
@@ -204,8 +152,8 @@ def advance(states, spec, masks, events, scratch, actions, learner, active, rand
         if random_opp:
             while s.current != me and s.phase < PHASE_HAND_OVER:
                 a = _sample_row(masks[b], rng, b)
-                ev = _apply(s, spec, a)
-                _legal(s, spec, masks[b], scratch)
+                ev = batch.apply_action(s, spec, a)
+                batch.legal_mask(s, spec, masks[b], scratch)
                 events[b] = ev
                 applied += 1
                 if ev != 0:

@@ -177,4 +177,4 @@ def gin_variant(config: GinConfig | None = None, **options) -> GinVariant:
     )
     spec = kernels.GinSpec(**fields)
     dtype = kernels.gin_state_dtype(deck.num_cards, MAX_MELDS, 2)
-    return GinVariant("gin", config, deck, table, spec, layout, dtype, kernels)
+    return GinVariant("gin", config, deck, table, spec, layout, dtype)

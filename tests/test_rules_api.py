@@ -1,0 +1,203 @@
+"""Errors and text forms: illegal actions, malformed cards, invalid configs and bad deck
+orders raise clear errors and change nothing; every action id round-trips through text."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mountain_rummy_env import (
+    ActionError, CardError, ConfigError, Deck, Game, IllegalActionError, MountainConfig,
+    mountain_variant,
+)
+
+from helpers import assert_unchanged, is_legal, play, snapshot, start, variant
+
+
+# ------------------------------------------------------------------------------ configs
+
+@pytest.mark.parametrize("options,word", [
+    ({"num_jokers": 3}, "num_jokers"),
+    ({"num_jokers": True}, "num_jokers"),
+    ({"camp_response": "bad"}, "camp_response"),
+    ({"bonus_recipient": "nobody"}, "bonus_recipient"),
+    ({"max_turns": 0}, "max_turns"),
+    ({"max_turns": 2.5}, "max_turns"),
+    ({"target_score": -5}, "target_score"),
+    ({"episode": "match"}, "episode"),
+    ({"jokers": 2}, "jokers"),
+])
+def test_invalid_configs_name_the_problem(options, word):
+    with pytest.raises(ConfigError, match=word):
+        mountain_variant(**options)
+
+
+def test_config_object_and_options_not_both():
+    with pytest.raises(TypeError):
+        mountain_variant(MountainConfig(), num_jokers=1)
+
+
+# -------------------------------------------------------------------------------- cards
+
+@pytest.mark.parametrize("text", ["1H", "ZZ", "AX", "10", "7CC", "XX=XX", "7C=8C"])
+def test_malformed_card_strings(text):
+    with pytest.raises(CardError):
+        Deck(1, 2).parse_cards(text)
+
+
+def test_duplicate_and_missing_cards():
+    deck = Deck(1, 2)
+    with pytest.raises(CardError, match="duplicate"):
+        deck.parse_cards("AS 2S AS")
+    with pytest.raises(CardError, match="joker"):
+        deck.parse_cards("XX XX XX")
+    with pytest.raises(CardError):
+        Deck(1, 0).parse_cards("XX")
+    with pytest.raises(CardError):
+        deck.parse_cards("XX=7C")  # a card in hand has no declared value
+    assert deck.parse_cards("10h as xx") == [9 + 26, 39, 52]
+
+
+# ---------------------------------------------------------------------------- deck orders
+
+def test_bad_deck_orders_raise_and_leave_the_state_unchanged():
+    g = Game(variant(), 1)
+    g.reset(seed=4)
+    before = snapshot(g)
+    order = list(range(54))
+    for bad in (order[:53], order + [0], order[:53] + [0], [c + 1 for c in order]):
+        with pytest.raises(ValueError, match="each of the 54 cards"):
+            g.reset(deck=bad, dealer=0)
+        assert_unchanged(g, before)
+    with pytest.raises(CardError):
+        g.reset(deck="AS KS QQ", dealer=0)
+    with pytest.raises(ValueError):
+        g.reset(deck=order, dealer=2)
+    with pytest.raises(ValueError):
+        g.reset(seed=-1)
+    assert_unchanged(g, before)
+
+
+def test_deck_order_as_card_string():
+    from helpers import deck_for
+    order = deck_for("AS KS QS", "2C 3C", "7H", "8D")
+    text = Deck(1, 2).cards_text(order)
+    g = Game(variant(), 1)
+    g.reset(deck=text, dealer=1)
+    assert list(g.states[0]["deck"]) == order
+    with pytest.raises(CardError):
+        from helpers import deck_for as d
+        d("AS AS")
+
+
+# ------------------------------------------------------------------------------ actions
+
+def test_illegal_actions_raise_and_change_nothing():
+    g = start("5H 6H 7H 2C", "", "9C")
+    before = snapshot(g)
+    for action in ("discard 2C", "knock 2C", "meld 5H 6H 7H", "done", "base camp",
+                   "take AS", "layoff 8H m0", "regroup 5H 6H 7H"):
+        with pytest.raises(IllegalActionError, match="illegal action"):
+            g.step_one(0, action)
+        assert_unchanged(g, before)
+    for action in (-1, g.variant.num_actions, 10**9, "1.5", 2.0, None):
+        with pytest.raises(ActionError):
+            g.step_one(0, action)
+        assert_unchanged(g, before)
+    with pytest.raises(IllegalActionError):
+        g.step([g.variant.parse_action("done")])
+    with pytest.raises(ValueError):
+        g.step([0, 0])
+    assert_unchanged(g, before)
+    with pytest.raises(ValueError):
+        g.next_hand(0)
+    assert_unchanged(g, before)
+
+
+def test_batch_step_rejects_before_changing_any_game():
+    g = Game(variant(), 3)
+    g.reset(seed=11)
+    before = snapshot(g)
+    actions = [g.variant.layout.draw, g.variant.layout.done, g.variant.layout.draw]
+    with pytest.raises(IllegalActionError, match="game 1"):
+        g.step(actions)
+    assert_unchanged(g, before)
+
+
+def test_bool_action_is_rejected_as_action_error():
+    """A bool is not an action id (numpy would read masks[i, True] as a boolean index)."""
+    g = start("5H 6H 7H 2C", "", "9C")
+    with pytest.raises(ActionError):
+        g.step_one(0, True)
+
+
+@pytest.mark.parametrize("text", ["", "dance", "draw pile", "take", "take 1H", "take XX#3",
+                                  "meld 5H 6H", "meld KH AH 2H", "meld XX XX XX",
+                                  "layoff 9H", "layoff 9H x3", "layoff 9H m99",
+                                  "discard XX=7C", "knock", "base", "done now"])
+def test_malformed_action_texts(text):
+    with pytest.raises(ActionError):
+        variant().parse_action(text)
+
+
+# ------------------------------------------------------------------------------ text forms
+
+@pytest.mark.parametrize("jokers", [2, 1, 0])
+def test_every_action_id_round_trips_through_text(jokers):
+    v = variant(num_jokers=jokers)
+    seen = set()
+    for a in range(v.num_actions):
+        text = v.action_text(a)
+        seen.add(text)
+        assert v.parse_action(text) == a, text
+        assert v.parse_action(text.upper()) == a
+    assert len(seen) == v.num_actions
+
+
+def full_suit_ace_high_runs(v):
+    """Ids of the 13-card runs 2..A (ace high): same faces as A..K, so ``MeldTable.find``
+    (face bitmask) cannot tell them apart."""
+    out = set()
+    for t in range(v.table.num_templates):
+        if v.table.kind[t] == 2 and v.table.length[t] == 13 and v.table.hi[t] == 13:
+            out |= {v.layout.meld + t, v.layout.regroup + t}
+    assert len(out) == 8
+    return out
+
+
+def test_full_suit_ace_high_run_text_round_trips():
+    """'meld 2C ... KC AC' (ace high) and 'meld AC 2C ... KC' (ace low) hold the same faces;
+    the text order tells them apart."""
+    v = variant()
+    for a in sorted(full_suit_ace_high_runs(v)):
+        assert v.parse_action(v.action_text(a)) == a
+    assert v.parse_action("meld 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC") != \
+        v.parse_action("meld AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC")
+
+
+def test_text_aliases():
+    v = variant()
+    assert v.parse_action("take XX#2") == v.layout.take + 53
+    assert v.action_text(v.layout.take + 53) == "take XX#2"
+    assert v.parse_action("meld 5H XX=6H 7H") == v.parse_action("meld 5H 6H 7H")
+    assert v.parse_action("meld 7S 7C 7D") == v.parse_action("meld 7C 7D 7S")
+    assert v.parse_action("layoff XX=9H m3") == v.parse_action("layoff 9H m3")
+    assert v.parse_action("DRAW") == v.layout.draw
+    assert v.parse_action("discard 10h") == v.parse_action("discard TH")
+
+
+# ------------------------------------------------------------------ MR-7 deep draw order
+
+def test_mr7_deep_draw_placeable_only_after_another_play():
+    """MR-7.1: a deep draw is legal if k can be melded or laid off this turn, also when that
+    needs another play first: 9H fits only after 8H is laid off on 5H-6H-7H."""
+    g = start("8H 9H 2C 4D 6S 8C TD QS KC 3S 5D JC AS",
+              "5H 6H 7H 2D 3C 4S 6C 7D 8S 9C JD QH KD", "AD", "2S 3D 4H")
+    play(g, "draw stock", "discard 9H", "draw stock", "meld 5H 6H 7H", "discard 3D")
+    assert is_legal(g, "take 9H")
+    play(g, "take 9H")
+    assert not [a for a in g.legal_actions() if g.variant.action_family(a) == "discard"]
+    play(g, "layoff 8H m0", "layoff 9H m0")
+    assert g.melds()[0]["text"] == ["5H", "6H", "7H", "8H", "9H"]
+    assert g.melds()[0]["owners"] == [1, 1, 1, 0, 0]
+    assert is_legal(g, "discard 2C") and not is_legal(g, "discard 3D")

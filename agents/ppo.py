@@ -1,0 +1,215 @@
+"""``ppo``: a policy network trained by ``experiments/train_ppo.py`` (MaskablePPO).
+
+Spec: ``ppo:path=runs/ppo/mountain/policy.pt`` (greedy: the most probable legal action) or
+``ppo:path=...,sample=1`` (samples from the masked policy with the agent's seeded generator).
+
+The agent encodes its :class:`~mountain_rummy_env.game.PlayerView`'s game state with the
+shared observation encoder (:func:`mountain_rummy_env.envs.observation.encode_observations`)
+from the view's player's seat -- exactly the observation the vector env gave the learner --
+runs the actor network, masks illegal actions and picks one.
+
+## Checkpoint format (safe to load)
+
+One file written with ``torch.save`` and read with ``torch.load(weights_only=True)`` (no
+arbitrary pickle): a dict of plain values and tensors::
+
+    {"format": "mountain-rummy-ppo-policy/1", "variant": "mountain", "variant_options": {...},
+     "observation_size": 1809, "num_actions": 1845, "net_arch": [256, 256],
+     "activation": "tanh", "env_steps": 1000000, "state_dict": {...}}
+
+``state_dict`` holds the actor only: ``body.{0,2,..}.weight/bias`` (Linear layers with the
+activation between them) and ``head.weight/bias`` (the logits). A sidecar ``.json`` with the
+same metadata (no weights) is written next to it for humans. Missing, corrupt or
+wrong-variant files raise :class:`CheckpointError` with the reason (wrong variant on the first
+``act``, when the game is known). torch is imported only when a checkpoint is loaded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+from .base import Agent, AgentSpecError, register
+
+FORMAT = "mountain-rummy-ppo-policy/1"
+ACTIVATIONS = ("tanh", "relu")
+_META_KEYS = ("variant", "variant_options", "observation_size", "num_actions", "net_arch",
+              "activation")
+
+
+class CheckpointError(AgentSpecError):
+    """A policy checkpoint that is missing, corrupt, or made for another variant."""
+
+
+def build_actor(observation_size: int, num_actions: int, net_arch, activation: str = "tanh"):
+    """The actor network: ``body`` (Linear + activation per hidden layer) and ``head`` (logits).
+
+    Layer for layer the same as SB3's ``mlp_extractor.policy_net`` + ``action_net`` for
+    ``net_arch=dict(pi=net_arch, ...)``, so their weights copy over one to one.
+    """
+    from collections import OrderedDict
+
+    import torch.nn as nn
+
+    act = {"tanh": nn.Tanh, "relu": nn.ReLU}[activation]
+    layers, last = [], observation_size
+    for width in net_arch:
+        layers += [nn.Linear(last, int(width)), act()]
+        last = int(width)
+    return nn.Sequential(OrderedDict([("body", nn.Sequential(*layers)),
+                                      ("head", nn.Linear(last, num_actions))]))
+
+
+def variant_options(variant) -> dict:
+    """The variant's config as a plain dict (for the checkpoint metadata)."""
+    import dataclasses
+
+    cfg = variant.config
+    if dataclasses.is_dataclass(cfg):
+        return {k: v for k, v in dataclasses.asdict(cfg).items()
+                if isinstance(v, (int, float, str, bool)) or v is None}
+    return {}
+
+
+def save_policy(path, actor, meta: dict) -> None:
+    """Write ``actor``'s weights and ``meta`` (the keys of :data:`_META_KEYS`, plus any plain
+    extras such as ``env_steps``) to ``path`` atomically, and a ``.json`` sidecar."""
+    import torch
+
+    missing = [k for k in _META_KEYS if k not in meta]
+    if missing:
+        raise ValueError(f"policy metadata lacks {missing}")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    blob = dict(meta, format=FORMAT,
+                state_dict={k: v.detach().cpu().clone() for k, v in actor.state_dict().items()})
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save(blob, tmp)
+    os.replace(tmp, path)
+    path.with_suffix(".json").write_text(json.dumps(dict(meta, format=FORMAT), indent=1) + "\n")
+
+
+_CACHE: dict = {}
+
+
+def load_policy(path):
+    """``(actor, meta)`` from a checkpoint written by :func:`save_policy`; raises
+    :class:`CheckpointError` if the file is missing, corrupt or not a policy checkpoint.
+    Cached per (path, mtime, size): tournaments make one agent per deal."""
+    p = Path(path)
+    if not p.is_file():
+        raise CheckpointError(f"policy checkpoint {str(path)!r} does not exist")
+    st = p.stat()
+    key = (str(p.resolve()), st.st_mtime_ns, st.st_size)
+    if key in _CACHE:
+        return _CACHE[key]
+    import torch
+
+    try:
+        blob = torch.load(p, map_location="cpu", weights_only=True)
+    except Exception as err:  # corrupt zip, truncated file, unsafe pickle, ...
+        raise CheckpointError(f"policy checkpoint {str(path)!r} is corrupt or not a torch file "
+                              f"({type(err).__name__}: {str(err).splitlines()[0][:200]})") from None
+    if not isinstance(blob, dict) or blob.get("format") != FORMAT:
+        raise CheckpointError(f"{str(path)!r} is not a PPO policy checkpoint (format "
+                              f"{blob.get('format') if isinstance(blob, dict) else type(blob).__name__!r}"
+                              f", expected {FORMAT!r}); SB3 training zips are not loaded here")
+    meta = {k: blob.get(k) for k in blob if k != "state_dict"}
+    try:
+        if meta["activation"] not in ACTIVATIONS:
+            raise ValueError(f"unknown activation {meta['activation']!r}")
+        actor = build_actor(int(meta["observation_size"]), int(meta["num_actions"]),
+                            [int(w) for w in meta["net_arch"]], meta["activation"])
+        actor.load_state_dict(blob["state_dict"])
+    except Exception as err:
+        raise CheckpointError(f"policy checkpoint {str(path)!r} is inconsistent: "
+                              f"{type(err).__name__}: {str(err)[:300]}") from None
+    actor.eval()
+    _CACHE[key] = (actor, meta)
+    return actor, meta
+
+
+def masked_logits(actor, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Logits ``(B, A)`` of ``actor`` for the observation batch, illegal actions at -inf."""
+    import torch
+
+    with torch.no_grad():
+        logits = actor(torch.as_tensor(np.asarray(obs, np.float32))).numpy().astype(np.float64)
+    logits[np.asarray(masks) == 0] = -np.inf
+    return logits
+
+
+def pick(logits: np.ndarray, rng=None) -> np.ndarray:
+    """Argmax of each row (``rng`` None) or a sample from its softmax."""
+    if rng is None:
+        return logits.argmax(axis=1)
+    z = logits - logits.max(axis=1, keepdims=True)
+    p = np.exp(z)
+    p /= p.sum(axis=1, keepdims=True)
+    u = rng.random((len(p), 1))
+    return np.minimum((p.cumsum(axis=1) < u).sum(axis=1), p.shape[1] - 1)
+
+
+class PPOAgent(Agent):
+    """Plays a trained actor network on the encoded :class:`PlayerView`."""
+
+    def __init__(self, seed=None, path: str | None = None, sample: int = 0, actor=None,
+                 meta: dict | None = None):
+        super().__init__(seed)
+        if actor is None:
+            if not path:
+                raise CheckpointError("the ppo agent needs a checkpoint: ppo:path=FILE.pt")
+            actor, meta = load_policy(path)
+        self.actor, self.meta = actor, dict(meta or {})
+        self.sample = bool(sample)
+        self._checked = None
+        self._obs = None
+
+    def _check(self, variant) -> None:
+        from mountain_rummy_env.envs.observation import observation_size
+
+        if self._checked is variant:
+            return
+        n_obs, n_act = observation_size(variant), variant.num_actions
+        want = self.meta.get("variant")
+        if (want is not None and want != variant.name) or \
+                n_obs != self.meta.get("observation_size") or n_act != self.meta.get("num_actions"):
+            raise CheckpointError(
+                f"checkpoint was trained for variant {want!r} (observation size "
+                f"{self.meta.get('observation_size')}, {self.meta.get('num_actions')} actions) "
+                f"but this game is {variant.name!r} ({n_obs}, {n_act})")
+        self._obs = np.zeros((1, n_obs), np.float32)
+        self._checked = variant
+
+    def observe(self, view) -> np.ndarray:
+        """The observation of ``view`` (its player's seat), shape ``(1, observation_size)``."""
+        from mountain_rummy_env.envs.observation import encode_observations
+
+        v = view.variant
+        self._check(v)
+        i = view.index
+        encode_observations(view.game.states[i:i + 1], v.spec,
+                            np.array([view.player], np.int64), self._obs)
+        return self._obs
+
+    def action_probabilities(self, view, mask) -> np.ndarray:
+        logits = masked_logits(self.actor, self.observe(view), np.asarray(mask)[None])[0]
+        p = np.exp(logits - logits.max())
+        return p / p.sum()
+
+    def act(self, view, mask) -> int:
+        mask = np.asarray(mask)
+        legal = np.flatnonzero(mask)
+        if len(legal) == 1:
+            return int(legal[0])
+        logits = masked_logits(self.actor, self.observe(view), mask[None])
+        return int(pick(logits, self.rng if self.sample else None)[0])
+
+
+@register("ppo", {"path": str, "sample": int},
+          "MaskablePPO policy from experiments/train_ppo.py; path=checkpoint .pt, sample=1 samples")
+def _make_ppo(seed=None, path: str = "", sample: int = 0):
+    return PPOAgent(seed=seed, path=path, sample=sample)

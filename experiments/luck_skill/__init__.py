@@ -1,0 +1,121 @@
+"""How much of a rummy variant's outcome is luck, how much skill (``docs/luck_skill.md``).
+
+    from experiments.luck_skill import LuckSkillConfig, run_study
+    cfg = LuckSkillConfig.quick(variants=["mountain", "gin"], seed=0, workers=2)
+    result = run_study(cfg, "runs/luck_skill", report="docs/luck_skill_report.md",
+                       data_dir="docs/luck_skill", command="mountain-rummy luck-skill --quick")
+
+Parts: :mod:`.estimators` (pure statistics, unit-tested on synthetic games),
+:mod:`.clairvoyant` (the ``clairvoyant`` search agent that sees the hidden cards),
+:mod:`.runner` (duplicate deals, self-play and full games; resumable JSONL, workers),
+:mod:`.analysis` (bootstrap over deals) and :mod:`.report` (markdown, CSV, PNG).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .analysis import VariantStats, analyse
+from .runner import (
+    DEFAULT_LADDER, LuckSkillConfig, agent_supported, collect, stored_rows, variant_available,
+)
+
+__all__ = ["DEFAULT_LADDER", "LuckSkillConfig", "VariantStats", "analyse", "collect",
+           "run_study", "variant_available", "agent_supported"]
+
+
+def _maybe_ppo(ladder: list[str]) -> list[str]:
+    """Add ``ppo`` to the ladder when such an agent is registered and builds without
+    arguments (the PPO policy is optional)."""
+    if any(a.startswith("ppo") for a in ladder):
+        return ladder
+    try:
+        from agents import make_agent, registered
+
+        if "ppo" in registered():
+            make_agent("ppo")
+            return ladder + ["ppo"]
+    except Exception:  # noqa: BLE001 - no usable PPO agent: leave it out
+        pass
+    return ladder
+
+
+def _probe(cfg, variant, options, clair):
+    """Which agents can play ``variant``: (good, {bad: reason}, reason the variant cannot be
+    measured or "")."""
+    specs = list(dict.fromkeys(list(cfg.ladder) + list(cfg.self_agents) + list(cfg.game_agents)
+                               + ([clair[0]] if clair else [])))
+    specs = ["random"] + [x for x in specs if x != "random"]
+    good, bad = [], {}
+    for spec in specs:
+        if "random" in bad:
+            bad[spec] = bad["random"]
+            continue
+        sup, reason = agent_supported(variant, options, spec, cfg.seed)
+        (good.append(spec) if sup else bad.__setitem__(spec, reason))
+    first = {a: (r.strip().splitlines() or ["?"])[0][:100] for a, r in bad.items()}
+    if "random" in bad:
+        return good, bad, f"the variant builds but a hand of it cannot be played here ({first['random']})"
+    if sum(a in good for a in cfg.ladder) < 2:
+        return good, bad, ("fewer than two ladder agents can play it (" +
+                           "; ".join(f"`{a}`: {r}" for a, r in first.items()) + ")")
+    return good, bad, ""
+
+
+def run_study(cfg: LuckSkillConfig, out_dir, *, report=None, data_dir=None, command="",
+              resume: bool = True, progress: bool = True, n_boot: int = 300,
+              add_ppo: bool = True, play: bool = True, log=print) -> dict:
+    """Collect the data for every available variant, analyse and (with ``report``) write
+    the markdown report plus CSV/PNG into ``data_dir``. ``play=False`` plays nothing and
+    analyses the results already in ``out_dir`` (no agent probes). Returns
+    ``{"stats": {variant: VariantStats}, "missing": {...}, "unsupported": {...}, "paths": {...}}``."""
+    out_dir = Path(out_dir)
+    if add_ppo:
+        cfg.ladder = _maybe_ppo(list(cfg.ladder))
+    stats, missing, unsupported = {}, {}, {}
+    clair = cfg.clairvoyance_specs()
+    for variant in cfg.variants:
+        options = cfg.options_for(variant)
+        if not play:
+            rows = stored_rows(cfg, variant, out_dir / variant)
+            if not rows:
+                ok, why = variant_available(variant, options)
+                if ok:
+                    _, bad, why = _probe(cfg, variant, options, clair)
+                    unsupported[variant] = bad
+                    why = why or f"no results in {out_dir / variant}"
+                missing[variant] = why
+                continue
+            present = {r[x] for r in rows for x in ("a", "b")}
+            use_clair = clair if clair and clair[0] in present and clair[1] in present else None
+            stats[variant] = analyse(variant, rows, [a for a in cfg.ladder if a in present],
+                                     clair=use_clair, n_boot=n_boot, seed=cfg.seed,
+                                     with_game=variant != "gin")
+            continue
+        ok, why = variant_available(variant, options)
+        if not ok:
+            missing[variant] = why
+            log(f"[luck-skill] {variant}: not available ({why})")
+            continue
+        good, bad, why = _probe(cfg, variant, options, clair)
+        unsupported[variant] = bad
+        if bad:
+            log(f"[luck-skill] {variant}: agents left out: {', '.join(bad)}")
+        if why:
+            missing[variant] = why
+            log(f"[luck-skill] {variant}: {why}")
+            continue
+        rows = collect(cfg, variant, good, out_dir / variant, resume=resume, progress=progress)
+        with_game = variant != "gin"  # per the study design: Gin per hand only
+        use_clair = clair if clair and clair[0] in good and clair[1] in good else None
+        stats[variant] = analyse(variant, rows, [a for a in cfg.ladder if a in good],
+                                 clair=use_clair, n_boot=n_boot, seed=cfg.seed,
+                                 with_game=with_game)
+    paths = {}
+    if report is not None:
+        from .report import write_report
+
+        data_dir = Path(data_dir) if data_dir is not None else Path(report).with_suffix("")
+        paths = write_report(stats, missing, unsupported, cfg, report, data_dir,
+                             command=command, variants_order=list(cfg.variants))
+    return {"stats": stats, "missing": missing, "unsupported": unsupported, "paths": paths}

@@ -1,0 +1,252 @@
+"""From result rows to the luck/skill statistics of one variant, with bootstrap intervals
+over deals (each pairing's deals resampled independently; full games resampled too)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from experiments.stats import bradley_terry, win_matrix
+
+from . import estimators as est
+
+
+@dataclass
+class PairData:
+    a: str
+    b: str
+    x1: np.ndarray      # seat-0 margin, play 1 (a in seat 0)
+    x2: np.ndarray      # seat-0 margin, play 2 (b in seat 0)
+    r1: np.ndarray      # a's hand result in play 1: +1 win, 0 no winner, -1 loss
+    r2: np.ndarray      # a's hand result in play 2
+
+    def take(self, idx) -> "PairData":
+        return PairData(self.a, self.b, self.x1[idx], self.x2[idx], self.r1[idx], self.r2[idx])
+
+    @property
+    def n(self) -> int:
+        return len(self.x1)
+
+    def margins_a(self) -> np.ndarray:
+        """a's margins, shape (n_deals, 2)."""
+        return np.stack([self.x1, -self.x2], axis=1)
+
+    def results_a(self) -> np.ndarray:
+        return np.stack([self.r1, self.r2], axis=1)
+
+    def dup(self) -> np.ndarray:
+        """a's duplicate margin per deal (mean of its two hands)."""
+        return (self.x1 - self.x2) / 2
+
+    def wdl(self):
+        r = self.results_a().reshape(-1)
+        n = max(r.size, 1)
+        return (r > 0).sum() / n, (r == 0).sum() / n, (r < 0).sum() / n
+
+
+def _result(hand, seat) -> int:
+    w = hand["winner"]
+    if w < 0:
+        return 0
+    return 1 if w == seat else -1
+
+
+def pair_data(rows, kind="pair") -> dict[tuple[str, str], PairData]:
+    groups: dict = {}
+    for r in sorted((r for r in rows if r["kind"] == kind and "error" not in r),
+                    key=lambda r: r["deal"]):
+        groups.setdefault((r["a"], r["b"]), []).append(r)
+    out = {}
+    for (a, b), rs in groups.items():
+        h1 = [r["hands"][0] for r in rs]
+        h2 = [r["hands"][1] for r in rs]
+        out[(a, b)] = PairData(
+            a, b,
+            np.array([h["points"][0] - h["points"][1] for h in h1], dtype=np.float64),
+            np.array([h["points"][0] - h["points"][1] for h in h2], dtype=np.float64),
+            np.array([_result(h, 0) for h in h1], dtype=np.float64),
+            np.array([_result(h, 1) for h in h2], dtype=np.float64))
+    return out
+
+
+def games_data(rows) -> np.ndarray:
+    """Hands per finished full game."""
+    return np.array([r["num_hands"] for r in rows
+                     if r["kind"] == "game" and "error" not in r and r.get("finished")],
+                    dtype=np.float64)
+
+
+# -- the statistics of one (possibly resampled) data set ---------------------------------
+
+def _p_matrix(names, pairs, fn):
+    idx = {n: k for k, n in enumerate(names)}
+    p = np.full((len(names), len(names)), np.nan)
+    for (a, b), d in pairs.items():
+        if a in idx and b in idx and d.n:
+            v = fn(d)
+            p[idx[a], idx[b]] = v
+            p[idx[b], idx[a]] = 1 - v
+    return p
+
+
+def _hand_win_prob(d: PairData) -> float:
+    w, dr, _ = d.wdl()
+    return w + dr / 2
+
+
+def _game_win_prob(d: PairData, hands: float) -> float:
+    m = d.margins_a().reshape(-1)
+    return est.game_win_prob(float(m.mean()), float(m.std(ddof=1)) if m.size > 1 else 0.0, hands)
+
+
+def compute(ladder, pairs, selfs, hands_per_game, order, *, clair=None, with_game=True) -> dict:
+    """All scalar statistics of one data set. ``order``: ladder agents weakest first (fixed
+    from the point estimate so bootstrap replicates are comparable)."""
+    out: dict = {}
+    lp = {k: v for k, v in pairs.items() if k[0] in ladder and k[1] in ladder}
+    # 1. deal luck
+    for spec, d in selfs.items():
+        out[f"lambda_self[{spec}]"] = est.deal_correlation(d.x1, d.x2)
+        vr = est.duplicate_variance_reduction(d.x1, d.x2)
+        out[f"var_reduction_self[{spec}]"] = vr["reduction"]
+    out["lambda_pairs"] = est.pooled_deal_correlation([(d.x1, d.x2) for d in lp.values()])
+    xs1 = [d.x1 - d.x1.mean() for d in lp.values()]
+    xs2 = [d.x2 - d.x2.mean() for d in lp.values()]
+    if xs1:
+        vr = est.duplicate_variance_reduction(np.concatenate(xs1), np.concatenate(xs2))
+        out["var_reduction_pairs"] = vr["reduction"]
+        out["hands_equiv_pairs"] = vr["hands_equiv"]
+    # 2. ratings and chains
+    outcomes = {k: np.where(d.dup() > 0, 1.0, np.where(d.dup() < 0, 0.0, 0.5))
+                for k, d in lp.items()}
+    names = list(order)
+    if len(names) >= 2:
+        r = bradley_terry(win_matrix(names, outcomes), iters=500, tol=1e-8)
+        for n, v in zip(names, r):
+            out[f"rating[{n}]"] = float(v)
+    ph = _p_matrix(names, lp, _hand_win_prob)
+    pd = _p_matrix(names, lp, lambda d: float(np.mean(np.where(d.dup() > 0, 1, np.where(d.dup() < 0, 0, .5)))))
+    for i, a in enumerate(names):
+        for j, b in enumerate(names):
+            if i != j:
+                out[f"p_hand[{a}|{b}]"] = ph[i, j]
+                out[f"p_deal[{a}|{b}]"] = pd[i, j]
+    ordi = list(range(len(names)))
+    if len(names) >= 2:
+        for t in (0.6, 0.75):
+            out[f"chain{int(t * 100)}_hand"] = est.skill_chain(np.nan_to_num(ph, nan=0.5), ordi, t)
+    if with_game and np.isfinite(hands_per_game):
+        pg = _p_matrix(names, lp, lambda d: _game_win_prob(d, hands_per_game))
+        for t in (0.6, 0.75):
+            out[f"chain{int(t * 100)}_game"] = est.skill_chain(np.nan_to_num(pg, nan=0.5), ordi, t)
+        for i, a in enumerate(names):
+            for j, b in enumerate(names):
+                if i != j:
+                    out[f"p_game[{a}|{b}]"] = pg[i, j]
+    best = names[-1] if names else None
+    if best and "random" in names and best != "random":
+        d, sign = _get(lp, best, "random")
+        if d is not None:
+            out["best_minus_random"] = sign * float(d.dup().mean())
+    # adjacent pairs: games for a majority
+    for lo_, hi_ in zip(names[:-1], names[1:]):
+        d, sign = _get(lp, hi_, lo_)
+        if d is None:
+            continue
+        w, dr, l = d.wdl()
+        if sign < 0:
+            w, l = l, w
+        out[f"hands_for_majority[{hi_}>{lo_}]"] = est.games_for_majority(w, dr, l)
+        if with_game and np.isfinite(hands_per_game):
+            pgv = _game_win_prob(d, hands_per_game)
+            pgv = pgv if sign > 0 else 1 - pgv
+            out[f"games_for_majority[{hi_}>{lo_}]"] = est.games_for_majority(pgv, 0.0, 1 - pgv)
+    # 3. true-score decomposition
+    for tag, sub in (("", lp), ("_norandom", {k: v for k, v in lp.items() if "random" not in k})):
+        for unit, fn in (("margin", PairData.margins_a), ("win", PairData.results_a)):
+            dec = est.true_score_decomposition([fn(d) for d in sub.values()])
+            out[f"skill_share_hand_{unit}{tag}"] = dec["skill_share"]
+            out[f"n_star_{unit}{tag}"] = dec["n_star"]
+            out[f"var_skill_{unit}{tag}"] = dec["var_skill"]
+            out[f"var_luck_{unit}{tag}"] = dec["var_luck"]
+            if with_game and np.isfinite(hands_per_game):
+                out[f"skill_share_game_{unit}{tag}"] = est.skill_share_after(dec["n_star"], hands_per_game)
+                out[f"n_star_games_{unit}{tag}"] = dec["n_star"] / hands_per_game
+    out["hands_per_game"] = hands_per_game
+    # 4. clairvoyance
+    if clair is not None:
+        cspec, sspec = clair
+        dc, sc = _get(pairs, cspec, sspec)
+        for beginner in ("random", "greedy"):
+            db, sb = _get(pairs, sspec, beginner)
+            if dc is not None and db is not None:
+                le = sb * float(db.dup().mean())
+                re = sc * float(dc.dup().mean())
+                out[f"LE[{beginner}]"] = le
+                out[f"RE[{beginner}]"] = re
+                out[f"skill_level[{beginner}]"] = est.skill_level(le, re)
+    return out
+
+
+def _get(pairs, a, b):
+    if (a, b) in pairs:
+        return pairs[(a, b)], 1.0
+    if (b, a) in pairs:
+        return pairs[(b, a)], -1.0
+    return None, 0.0
+
+
+@dataclass
+class VariantStats:
+    variant: str
+    ladder: list[str]                       # supported ladder agents, weakest first
+    point: dict
+    lo: dict
+    hi: dict
+    n_deals: dict = field(default_factory=dict)   # pair label -> deals
+    n_games: int = 0
+    clair: tuple | None = None
+    failed: list = field(default_factory=list)    # (kind, a, b, deal, error) of failed jobs
+
+
+def analyse(variant, rows, ladder, *, clair=None, n_boot=300, seed=0,
+            with_game=True) -> VariantStats:
+    pairs = pair_data(rows, "pair")
+    selfs = {a: d for (a, _), d in pair_data(rows, "self").items()}
+    hpg = games_data(rows)
+    H = float(hpg.mean()) if hpg.size else float("nan")
+    # order the ladder by duplicate-deal Bradley-Terry rating (weakest first)
+    ladder = [a for a in ladder if any(a in k for k in pairs)]
+    if len(ladder) >= 2:
+        lp = {k: v for k, v in pairs.items() if k[0] in ladder and k[1] in ladder}
+        outcomes = {k: np.where(d.dup() > 0, 1.0, np.where(d.dup() < 0, 0.0, 0.5))
+                    for k, d in lp.items()}
+        r = bradley_terry(win_matrix(ladder, outcomes))
+        ladder = [ladder[i] for i in np.argsort(r, kind="stable")]
+    point = compute(ladder, pairs, selfs, H, ladder, clair=clair, with_game=with_game)
+    rng = np.random.default_rng(seed)
+    boots: dict = {k: [] for k in point}
+    for _ in range(n_boot):
+        bp = {k: d.take(rng.integers(0, d.n, d.n)) for k, d in pairs.items()}
+        bs = {k: d.take(rng.integers(0, d.n, d.n)) for k, d in selfs.items()}
+        bh = float(hpg[rng.integers(0, hpg.size, hpg.size)].mean()) if hpg.size else H
+        v = compute(ladder, bp, bs, bh, ladder, clair=clair, with_game=with_game)
+        for k in boots:
+            boots[k].append(v.get(k, float("nan")))
+    lo, hi = {}, {}
+    for k, vals in boots.items():
+        lo[k], hi[k] = est.percentile_interval(vals)
+    n_deals = {f"{a} vs {b}": d.n for (a, b), d in pairs.items()}
+    n_deals.update({f"{a} self-play": d.n for a, d in selfs.items()})
+    failed = [(r["kind"], r["a"], r["b"], r["deal"], r["error"]) for r in rows if "error" in r]
+    return VariantStats(variant, ladder, point, lo, hi, n_deals, int(hpg.size), clair, failed)
+
+
+def fmt(v, digits=2) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "n/a"
+    if isinstance(v, float) and math.isinf(v):
+        return "∞"
+    return f"{v:.{digits}f}"

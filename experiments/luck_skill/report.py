@@ -1,0 +1,322 @@
+"""The luck/skill report: markdown, CSV and PNG from :class:`VariantStats` per variant."""
+
+from __future__ import annotations
+
+import csv
+import math
+from pathlib import Path
+
+import numpy as np
+
+from .analysis import VariantStats, fmt
+
+
+def _ci(st: VariantStats, key: str, digits: int = 2) -> str:
+    v = st.point.get(key)
+    if v is None:
+        return "n/a"
+    s = fmt(v, digits)
+    lo, hi = st.lo.get(key, float("nan")), st.hi.get(key, float("nan"))
+    if isinstance(v, float) and math.isinf(v):
+        return s
+    if not (math.isnan(lo) and math.isnan(hi)):
+        s += f" [{fmt(lo, digits)}, {fmt(hi, digits)}]"
+    return s
+
+
+SUMMARY_ROWS = [
+    ("1. deal luck", None, 2),
+    ("λ, self-play of {self} (share of a seat's margin variance owed to the deal)", "lambda_self[{self}]", 2),
+    ("variance reduction of duplicate play, self-play of {self}", "var_reduction_self[{self}]", 2),
+    ("λ pooled over ladder pairings (cards common to both plays)", "lambda_pairs", 2),
+    ("variance reduction of duplicate play, ladder pairings", "var_reduction_pairs", 2),
+    ("independent hands worth one duplicate deal, ladder pairings", "hands_equiv_pairs", 1),
+    ("2. skill spread", None, 2),
+    ("skill-chain length per hand, p ≥ 0.60", "chain60_hand", 0),
+    ("skill-chain length per hand, p ≥ 0.75", "chain75_hand", 0),
+    ("skill-chain length per full game, p ≥ 0.60", "chain60_game", 0),
+    ("skill-chain length per full game, p ≥ 0.75", "chain75_game", 0),
+    ("best − random, mean hand-point margin per hand", "best_minus_random", 1),
+    ("3. true-score decomposition", None, 2),
+    ("skill share per hand (margins)", "skill_share_hand_margin", 3),
+    ("skill share per hand (win/loss)", "skill_share_hand_win", 3),
+    ("n* hands (skill = luck), margins", "n_star_margin", 1),
+    ("n* hands (skill = luck), win/loss", "n_star_win", 1),
+    ("mean hands per full game", "hands_per_game", 1),
+    ("skill share per full game (margins)", "skill_share_game_margin", 3),
+    ("n* full games, margins", "n_star_games_margin", 2),
+    ("skill share per hand without random (margins)", "skill_share_hand_margin_norandom", 3),
+    ("n* hands without random, margins", "n_star_margin_norandom", 1),
+    ("skill share per full game without random (margins)", "skill_share_game_margin_norandom", 3),
+    ("4. clairvoyance", None, 2),
+    ("LE = best − random (margin per hand)", "LE[random]", 1),
+    ("RE = clairvoyant − best (margin per hand)", "RE[random]", 1),
+    ("relative skill LE/(LE+RE), beginner random", "skill_level[random]", 3),
+    ("relative skill LE/(LE+RE), beginner greedy", "skill_level[greedy]", 3),
+]
+
+
+def summary_lines(stats: dict, missing: dict, self_agents) -> list[tuple[str, str, dict]]:
+    """(label, key, {variant: text}) rows of the summary table."""
+    out = []
+    for label, key, digits in SUMMARY_ROWS:
+        if key is None:
+            out.append((f"**{label}**", None, {}))
+            continue
+        specs = self_agents if "{self}" in key else [None]
+        for s in specs:
+            k = key.format(self=s) if s else key
+            lab = label.format(self=f"`{s}`") if s else label
+            cells = {}
+            for v in list(stats) + list(missing):
+                if v in missing:
+                    cells[v] = "not available"
+                else:
+                    cells[v] = _ci(stats[v], k, digits)
+            out.append((lab, k, cells))
+    return out
+
+
+def write_report(stats: dict[str, VariantStats], missing: dict[str, str],
+                 unsupported: dict[str, dict], cfg, out_md, data_dir, *, command: str,
+                 variants_order) -> dict:
+    data_dir = Path(data_dir)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    out_md = Path(out_md)
+    cols = [v for v in variants_order]
+    lines = [f"# Luck and skill in Mountain Rummy{' vs ' + ', '.join(c.title() for c in cols[1:]) if len(cols) > 1 else ''}",
+             "", "Made by:", "", "```", *command.splitlines(), "```", "",
+             "Methods, formulas and assumptions: [luck_skill.md](luck_skill.md). "
+             "Values are point estimates with 95% percentile-bootstrap intervals over deals "
+             "in brackets. Data and plots: "
+             f"[{data_dir.name}/]({data_dir.name}/).", ""]
+    for v, why in missing.items():
+        lines.append(f"**{v}: not measured** — {why}; its column is empty.")
+        lines.append("")
+    for v, bad in unsupported.items():
+        if bad and v not in missing:
+            lines.append(f"**{v}: agents that cannot play this variant (left out):** " +
+                         "; ".join(f"`{a}` ({why.strip().splitlines()[0][:120] if why.strip() else '?'})"
+                                   for a, why in bad.items()))
+            lines.append("")
+    # summary
+    lines += ["## Summary", "", "| statistic | " + " | ".join(cols) + " |",
+              "|---|" + "---|" * len(cols)]
+    for label, key, cells in summary_lines(stats, missing, cfg.self_agents):
+        lines.append(f"| {label} | " + " | ".join(cells.get(c, "") for c in cols) + " |")
+    lines.append("")
+    lines += ["## Conclusion", "", conclusion(stats, missing, cfg), ""]
+    # per variant details
+    for v, st in stats.items():
+        lines += [f"## {v}: details", ""]
+        lines.append("Sample sizes (deals, each played twice): " +
+                     ", ".join(f"{k} {n}" for k, n in st.n_deals.items()) +
+                     f"; full games: {st.n_games}.")
+        lines.append("")
+        if st.failed:
+            lines.append(f"**{len(st.failed)} job(s) failed and are excluded** (a rerun with "
+                         "`--no-resume` retries them): " +
+                         "; ".join(f"{k} {a} vs {b} deal {d}: {e[:100]}" for k, a, b, d, e in st.failed[:10]))
+            lines.append("")
+        lines += ["### Ratings (duplicate-deal Bradley–Terry, Elo scale)", "",
+                  "| agent | rating |", "|---|---|"]
+        for a in reversed(st.ladder):
+            lines.append(f"| `{a}` | {_ci(st, f'rating[{a}]', 0)} |")
+        lines.append("")
+        for key, title in (("p_hand", "P(row beats column) in a single hand (ties half)"),
+                           ("p_deal", "P(row wins the duplicate deal)"),
+                           ("p_game", "P(row wins a full game), derived from per-hand statistics")):
+            if not any(k.startswith(key + "[") for k in st.point):
+                continue
+            lines += [f"### {title}", "", "| | " + " | ".join(f"`{b}`" for b in st.ladder) + " |",
+                      "|---|" + "---|" * len(st.ladder)]
+            for a in reversed(st.ladder):
+                cells = []
+                for b in st.ladder:
+                    cells.append("—" if a == b else _ci(st, f"{key}[{a}|{b}]", 2))
+                lines.append(f"| `{a}` | " + " | ".join(cells) + " |")
+            lines.append("")
+        adj = [k for k in st.point if k.startswith("hands_for_majority[")]
+        if adj:
+            lines += ["### Match length for the better of two adjacent agents to win a majority 95% of the time", "",
+                      "| pairing | hands | full games |", "|---|---|---|"]
+            for k in adj:
+                pair = k[len("hands_for_majority["):-1]
+                g = f"games_for_majority[{pair}]"
+                lines.append(f"| {pair} | {_ci(st, k, 0)} | {_ci(st, g, 0) if g in st.point else 'n/a'} |")
+            lines.append("")
+    md = "\n".join(lines) + "\n"
+    out_md.write_text(md)
+    paths = {"report": out_md}
+    paths.update(write_csv(stats, data_dir))
+    try:
+        paths.update(plot(stats, data_dir))
+    except ImportError:  # matplotlib optional
+        pass
+    return paths
+
+
+def write_csv(stats, data_dir) -> dict:
+    p = Path(data_dir) / "summary.csv"
+    with p.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["variant", "statistic", "value", "lo", "hi"])
+        for v, st in stats.items():
+            for k, val in st.point.items():
+                w.writerow([v, k, _num(val), _num(st.lo.get(k)), _num(st.hi.get(k))])
+    return {"summary_csv": p}
+
+
+def _num(x):
+    if x is None:
+        return ""
+    x = float(x)
+    return "inf" if math.isinf(x) else "" if math.isnan(x) else f"{x:.6g}"
+
+
+def plot(stats, data_dir) -> dict:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out = {}
+    n = len(stats)
+    fig, axes = plt.subplots(1, max(n, 1), figsize=(6 * max(n, 1), 4), squeeze=False)
+    for ax, (v, st) in zip(axes[0], stats.items()):
+        r = np.array([st.point[f"rating[{a}]"] for a in st.ladder])
+        lo = np.array([st.lo[f"rating[{a}]"] for a in st.ladder])
+        hi = np.array([st.hi[f"rating[{a}]"] for a in st.ladder])
+        ax.errorbar(r, range(len(r)), xerr=[np.maximum(r - lo, 0), np.maximum(hi - r, 0)],
+                    fmt="o", capsize=4)
+        ax.set_yticks(range(len(r)), st.ladder)
+        ax.set_xlabel("Bradley–Terry rating (Elo scale), 95% CI")
+        ax.set_title(f"{v}: ladder")
+    fig.tight_layout()
+    p = Path(data_dir) / "ratings.png"
+    fig.savefig(p, dpi=100)
+    plt.close(fig)
+    out["ratings_png"] = p
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    hands = np.logspace(0, 3, 200)
+    for v, st in stats.items():
+        for tag, style in (("", "-"), ("_norandom", "--")):
+            ns = st.point.get(f"n_star_margin{tag}")
+            if ns is None or not np.isfinite(ns):
+                continue
+            lab = f"{v}{' (ladder without random)' if tag else ''}: n* = {ns:.1f} hands"
+            line, = ax.plot(hands, hands / (hands + ns), style, label=lab)
+            lo, hi = st.lo.get(f"n_star_margin{tag}"), st.hi.get(f"n_star_margin{tag}")
+            if lo is not None and np.isfinite(lo) and np.isfinite(hi):
+                ax.fill_between(hands, hands / (hands + hi), hands / (hands + lo),
+                                color=line.get_color(), alpha=0.15)
+            H = st.point.get("hands_per_game")
+            if H is not None and np.isfinite(H) and not tag:
+                ax.axvline(H, color=line.get_color(), lw=0.8, ls=":")
+    ax.set_xscale("log")
+    ax.set_xlabel("hands averaged (dotted: mean hands per full game)")
+    ax.set_ylabel("skill share of the variance of the mean result")
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize=8)
+    ax.set_title("True-score decomposition: skill share n / (n + n*)")
+    fig.tight_layout()
+    p = Path(data_dir) / "skill_share.png"
+    fig.savefig(p, dpi=100)
+    plt.close(fig)
+    out["skill_share_png"] = p
+
+    for v, st in stats.items():
+        k = len(st.ladder)
+        m = np.full((k, k), np.nan)
+        for i, a in enumerate(st.ladder):
+            for j, b in enumerate(st.ladder):
+                if i != j:
+                    m[i, j] = st.point.get(f"p_hand[{a}|{b}]", np.nan)
+        fig, ax = plt.subplots(figsize=(1.3 * k + 2, 1.1 * k + 1.5))
+        im = ax.imshow(m, vmin=0, vmax=1, cmap="RdBu")
+        for i in range(k):
+            for j in range(k):
+                if np.isfinite(m[i, j]):
+                    ax.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center", fontsize=8)
+        ax.set_xticks(range(k), st.ladder, rotation=30, ha="right", fontsize=8)
+        ax.set_yticks(range(k), st.ladder, fontsize=8)
+        ax.set_title(f"{v}: P(row beats column), single hand")
+        fig.colorbar(im, ax=ax)
+        fig.tight_layout()
+        p = Path(data_dir) / f"winrate_{v}.png"
+        fig.savefig(p, dpi=100)
+        plt.close(fig)
+        out[f"winrate_{v}_png"] = p
+    return out
+
+
+def conclusion(stats: dict, missing: dict, cfg) -> str:
+    """A plain-language reading of the numbers (generated, so it always matches them)."""
+    parts = []
+    for v, st in stats.items():
+        p = st.point
+        share = p.get("skill_share_hand_margin")
+        ns = p.get("n_star_margin")
+        nsg = p.get("n_star_games_margin")
+        lam = p.get("lambda_pairs")
+        sl = p.get("skill_level[random]")
+        txt = [f"**{v}.**"]
+        if lam is not None:
+            txt.append(f"The cards dealt explain λ ≈ {_ci(st, 'lambda_pairs')} of the variance "
+                       "of a single hand's margin when two different agents meet; duplicate "
+                       f"play removes that part (one duplicate deal is worth ≈ "
+                       f"{fmt(p.get('hands_equiv_pairs'), 1)} independent hands).")
+        if share is not None:
+            txt.append(f"Over the ladder, skill accounts for {_ci(st, 'skill_share_hand_margin', 3)} "
+                       f"of the variance of one hand's margin; skill and luck weigh equally after "
+                       f"n* ≈ {_ci(st, 'n_star_margin', 1)} hands")
+            if nsg is not None and np.isfinite(p.get("hands_per_game", float("nan"))):
+                txt[-1] += (f" (≈ {_ci(st, 'n_star_games_margin', 2)} full games of "
+                            f"{fmt(p['hands_per_game'], 1)} hands; skill share of one full game "
+                            f"{_ci(st, 'skill_share_game_margin', 3)})")
+            txt[-1] += "."
+            nr = p.get("skill_share_hand_margin_norandom")
+            if nr is not None:
+                txt.append(f"Without the random agent (competent players only) the per-hand "
+                           f"skill share is {_ci(st, 'skill_share_hand_margin_norandom', 3)} "
+                           f"(n* ≈ {_ci(st, 'n_star_margin_norandom', 1)} hands"
+                           + (f"; per full game {_ci(st, 'skill_share_game_margin_norandom', 3)}"
+                              if "skill_share_game_margin_norandom" in p else "") + ").")
+        if p.get("chain60_hand") is not None:
+            txt.append(f"The ladder has a skill chain of {fmt(p['chain60_hand'], 0)} steps at "
+                       f"60% per hand ({fmt(p.get('chain75_hand'), 0)} at 75%)"
+                       + (f", {fmt(p['chain60_game'], 0)} / {fmt(p.get('chain75_game'), 0)} per full game"
+                          if p.get("chain60_game") is not None else "") + ".")
+        if sl is not None:
+            txt.append(f"A clairvoyant search gains RE ≈ {_ci(st, 'RE[random]', 1)} points a hand "
+                       f"over the same search, against LE ≈ {_ci(st, 'LE[random]', 1)} from random to "
+                       f"the search: relative skill LE/(LE+RE) ≈ {_ci(st, 'skill_level[random]', 3)}.")
+        top = st.ladder[-1] if st.ladder else None
+        if clair_spec := (st.clair[1] if st.clair else None):
+            if top and top != clair_spec:
+                txt.append(f"Note: the top-rated agent here is `{top}`, not the clairvoyant's "
+                           f"twin `{clair_spec}`, so LE above understates best − beginner; "
+                           "LE/(LE+RE) with a beginner that beats the search is meaningless "
+                           "(negative).")
+        parts.append(" ".join(txt))
+    if "gin" in stats and "mountain" in stats:
+        a = stats["mountain"].point.get("skill_share_hand_margin")
+        b = stats["gin"].point.get("skill_share_hand_margin")
+        if a is not None and b is not None:
+            verdict = "supports" if a > b else "does not support"
+            parts.append(f"**The claim.** Per hand, with the same agent ladder, the skill share is "
+                         f"{fmt(a, 3)} in Mountain Rummy and {fmt(b, 3)} in Gin: the measurement "
+                         f"{verdict} the claim that Mountain Rummy is more skill-based at the level "
+                         "of a single hand (check the overlap of the intervals above before "
+                         "reading more into it).")
+    else:
+        why = missing.get("gin", "no Gin data")
+        parts.append("**The claim.** It is comparative (“less luck based than other Rummy "
+                     "games”), and the Gin Rummy column was not measured in this run "
+                     f"({why[:160]}), so the report can only say how much skill matters in "
+                     "Mountain Rummy on its own; the comparison waits for the Gin variant "
+                     "(rerun the same command).")
+    parts.append("Caveats: the numbers are relative to this agent ladder (a stronger top agent "
+                 "or a weaker bottom one widens the skill spread); a `--quick` run has few "
+                 "deals and wide intervals.")
+    return "\n\n".join(parts)

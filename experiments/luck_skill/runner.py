@@ -1,0 +1,365 @@
+"""Data collection for the luck/skill study: duplicate deals, self-play and full games,
+in parallel, resumable (one JSON line per finished job in ``results.jsonl``).
+
+Job kinds (``kind`` field of a row):
+
+* ``pair``: deal ``deal`` played twice by agents ``a`` and ``b``, seats swapped (the ladder
+  round robin and the clairvoyance matches);
+* ``self``: deal ``deal`` played twice by the same agent spec in both seats (the agent's
+  random stream differs between the plays, so a stochastic agent does not replay itself);
+* ``game``: one full game (``episode="game"``) between ``a`` and ``b`` to count hands.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import multiprocessing as mp
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+DEFAULT_LADDER = ("random", "greedy", "rules", "search:budget=8", "search:budget=32")
+
+
+@dataclass
+class LuckSkillConfig:
+    variants: list[str] = field(default_factory=lambda: ["mountain", "gin"])
+    ladder: list[str] = field(default_factory=lambda: list(DEFAULT_LADDER))
+    deals: int = 400                  # deals per ladder pair without a search agent
+    search_deals: int = 100           # deals per pair with a search/clairvoyant agent
+    self_agents: list[str] = field(default_factory=lambda: ["random", "search:budget=8"])
+    self_deals: int = 200             # deals per self-play agent
+    clair_budget: int | None = None   # None: the largest search budget on the ladder
+    clair_deals: int | None = None    # None: search_deals
+    games: int = 40                   # full games (episode="game") to count hands per game
+    game_agents: tuple[str, str] = ("rules", "rules")
+    seed: int = 0
+    workers: int = 2
+    job_timeout: float = 600.0        # seconds; a job past it is killed and recorded as failed
+    variant_options: dict = field(default_factory=dict)   # {variant: {option: value}}
+
+    @classmethod
+    def quick(cls, **kw) -> "LuckSkillConfig":
+        base = dict(deals=30, search_deals=10, self_deals=30, games=8, job_timeout=180.0)
+        base.update(kw)
+        return cls(**base)
+
+    # -- derived -------------------------------------------------------------------------
+
+    def search_budgets(self) -> list[int]:
+        out = []
+        for spec in self.ladder:
+            name, _, rest = spec.partition(":")
+            if name == "search":
+                params = dict(p.split("=", 1) for p in rest.split(",") if "=" in p)
+                out.append(int(params.get("budget", 200)))
+        return out
+
+    def clairvoyance_specs(self) -> tuple[str, str] | None:
+        """(clairvoyant spec, matching search spec on the ladder) or None."""
+        budgets = self.search_budgets()
+        budget = self.clair_budget if self.clair_budget is not None else (max(budgets) if budgets else None)
+        if budget is None:
+            return None
+        search = next((s for s in self.ladder if s.startswith("search") and
+                       f"budget={budget}" in s), f"search:budget={budget}")
+        return f"clairvoyant:budget={budget}", search
+
+    def options_for(self, variant: str) -> dict:
+        return dict(self.variant_options.get(variant, {}))
+
+    def jobs(self, variant: str, agents: list[str]) -> list[tuple]:
+        """Jobs for ``variant`` with the supported agents ``agents`` (ladder subset, plus
+        the clairvoyant if supported)."""
+        slow = ("search", "clairvoyant")
+        ladder = [a for a in self.ladder if a in agents]
+        out = []
+        for a, b in itertools.combinations(ladder, 2):
+            n = self.search_deals if any(x.startswith(slow) for x in (a, b)) else self.deals
+            out += [("pair", a, b, self.seed + k) for k in range(n)]
+        cs = self.clairvoyance_specs()
+        if cs and cs[0] in agents and cs[1] in agents:
+            n = self.clair_deals or self.search_deals
+            pair = ("pair", cs[0], cs[1])
+            have = {(j[1], j[2]) for j in out}
+            if (cs[0], cs[1]) not in have:
+                out += [pair + (self.seed + k,) for k in range(n)]
+        for spec in self.self_agents:
+            if spec in agents:
+                out += [("self", spec, spec, self.seed + k) for k in range(self.self_deals)]
+        ga, gb = self.game_agents
+        if ga in agents and gb in agents:
+            out += [("game", ga, gb, self.seed + k) for k in range(self.games)]
+        return out
+
+
+# -- the worker side ---------------------------------------------------------------------
+
+_CACHE: dict = {}
+
+
+def _agent_seed(base: int, deal: int, spec: str, seat: int, play: int) -> list[int]:
+    h = int.from_bytes(hashlib.sha256(spec.encode()).digest()[:4], "little")
+    return [base, deal, h, seat, play]
+
+
+def _variant(name: str, options: dict, episode: str):
+    from mountain_rummy_env import Game
+    from mountain_rummy_env.records import make_variant
+
+    opts = dict(options)
+    opts["episode"] = episode
+    key = (name, json.dumps(opts, sort_keys=True))
+    if key not in _CACHE:
+        variant = make_variant(name, opts)
+        _CACHE[key] = (variant, Game(variant, 1))
+    return _CACHE[key]
+
+
+def _make(spec: str, seed):
+    from agents import make_agent
+    from . import clairvoyant  # noqa: F401  (registers 'clairvoyant')
+
+    return make_agent(spec, seed=seed)
+
+
+def play_duplicate(variant_name: str, options: dict, base_seed: int, a: str, b: str,
+                   deal: int) -> dict:
+    """Deal ``deal`` played twice, ``a`` in seat 0 then ``b`` in seat 0 (same deck order and
+    dealer). Returns the hands with seat-ordered points and winners."""
+    from experiments.play import play_hand
+
+    variant, game = _variant(variant_name, options, "hand")
+    game.reset(seed=deal)
+    deck = game.states[0]["deck"].copy()
+    dealer = deal % variant.num_players
+    hands = []
+    for play, order in enumerate(((a, b), (b, a))):
+        agents = [_make(spec, _agent_seed(base_seed, deal, spec, seat, play))
+                  for seat, spec in enumerate(order)]
+        r = play_hand(game, agents, seed=deal, deck=deck, dealer=dealer)
+        hands.append({"seats": list(order), "points": [int(p) for p in r.hand_points],
+                      "winner": int(r.winner), "end": r.end, "ender": int(r.ender),
+                      "steps": int(r.steps)})
+    return {"hands": hands, "dealer": int(dealer)}
+
+
+def play_game(variant_name: str, options: dict, base_seed: int, a: str, b: str, deal: int,
+              *, max_hands: int = 300) -> dict:
+    """One full game (``episode='game'``) of ``a`` (seat 0) against ``b``; counts hands."""
+    from mountain_rummy_env import player_view
+    from mountain_rummy_env.core.state import EVENT_NONE
+
+    variant, game = _variant(variant_name, options, "game")
+    game.reset(seed=deal, dealer=deal % variant.num_players)
+    agents = [_make(spec, _agent_seed(base_seed, deal, spec, seat, 9))
+              for seat, spec in enumerate((a, b))]
+    for ag in agents:
+        ag.reset()
+    hands = []
+    while not game.done(0) and len(hands) < max_hands:
+        p = game.current_player(0)
+        event = game.step_one(0, int(agents[p].act(player_view(game, 0, p), game.masks[0])))
+        if event != EVENT_NONE:
+            h = game.summary(0)
+            hands.append([int(v) for v in h.hand_points])
+            for ag in agents:
+                ag.reset()
+    s = game.states[0]
+    return {"hand_points": hands, "num_hands": len(hands),
+            "scores": [int(v) for v in s["scores"]], "game_winner": int(s["game_winner"]),
+            "finished": bool(game.done(0))}
+
+
+def run_job(args) -> dict:
+    variant, options, base_seed, job = args
+    kind, a, b, deal = job
+    row = {"kind": kind, "variant": variant, "options": options, "a": a, "b": b,
+           "deal": deal, "seed": base_seed}
+    if kind in ("pair", "self"):
+        row.update(play_duplicate(variant, options, base_seed, a, b, deal))
+    elif kind == "game":
+        row.update(play_game(variant, options, base_seed, a, b, deal))
+    else:  # pragma: no cover
+        raise ValueError(f"unknown job kind {kind!r}")
+    return row
+
+
+def _child(conn, a):
+    try:
+        conn.send(("ok", run_job(a)))
+    except BaseException as err:  # noqa: BLE001 - reported to the parent as a failed job
+        conn.send(("error", f"{type(err).__name__}: {err}"))
+    finally:
+        conn.close()
+
+
+def _failed_row(a, why: str) -> dict:
+    variant, options, base_seed, (kind, x, y, deal) = a
+    return {"kind": kind, "variant": variant, "options": options, "a": x, "b": y,
+            "deal": deal, "seed": base_seed, "error": why}
+
+
+def run_jobs(args, sink, *, workers: int = 2, timeout: float = 600.0) -> None:
+    """Run each job in its own forked process, at most ``workers`` at a time; a job that
+    runs past ``timeout`` seconds (an engine or agent that loops inside compiled code cannot
+    be interrupted otherwise) is killed and recorded with an ``error`` field, as is a job
+    that raises. ``sink(row)`` gets every row as it finishes."""
+    import time
+
+    if os.name != "posix":  # pragma: no cover - no fork: run in this process
+        for a in args:
+            sink(run_job(a))
+        return
+    ctx = mp.get_context("fork")
+    pending = list(reversed(args))
+    running = {}   # process -> (conn, job args, start time)
+    while pending or running:
+        while pending and len(running) < max(1, workers):
+            a = pending.pop()
+            parent, child = ctx.Pipe(duplex=False)
+            proc = ctx.Process(target=_child, args=(child, a), daemon=True)
+            proc.start()
+            child.close()
+            running[proc] = (parent, a, time.monotonic())
+        for proc, (conn, a, t0) in list(running.items()):
+            row = None
+            if conn.poll():
+                try:
+                    status, payload = conn.recv()
+                    row = payload if status == "ok" else _failed_row(a, payload)
+                except EOFError:
+                    row = _failed_row(a, f"worker died (exit code {proc.exitcode})")
+            elif not proc.is_alive():
+                row = _failed_row(a, f"worker died (exit code {proc.exitcode})")
+            elif time.monotonic() - t0 > timeout:
+                proc.kill()
+                row = _failed_row(a, f"timeout after {timeout:.0f} s")
+            if row is not None:
+                proc.join(timeout=5)
+                conn.close()
+                del running[proc]
+                sink(row)
+        time.sleep(0.02)
+
+
+# -- variant / agent support --------------------------------------------------------------
+
+def variant_available(name: str, options: dict | None = None) -> tuple[bool, str]:
+    """Whether ``make_variant(name, options)`` works here; (ok, reason)."""
+    try:
+        from mountain_rummy_env.records import make_variant
+
+        make_variant(name, dict(options or {}))
+        return True, ""
+    except Exception as err:  # noqa: BLE001 - any failure means "not available"
+        return False, f"{type(err).__name__}: {err}"
+
+
+def agent_supported(variant: str, options: dict, spec: str, seed: int = 0) -> tuple[bool, str]:
+    """Probe: can ``spec`` play a hand of ``variant`` (against ``random``)? (ok, reason)."""
+    try:
+        play_duplicate(variant, options, seed, spec, "random", 10_000 + seed)
+        return True, ""
+    except Exception as err:  # noqa: BLE001
+        return False, f"{type(err).__name__}: {err}"
+
+
+# -- the driver ----------------------------------------------------------------------------
+
+def load_rows(path) -> list[dict]:
+    rows = []
+    p = Path(path)
+    if not p.exists():
+        return rows
+    with p.open() as fh:
+        for line in fh:
+            line = line.strip()
+            if line:
+                try:
+                    rows.append(json.loads(line))
+                except json.JSONDecodeError:
+                    continue  # a torn last line of an interrupted run
+    return rows
+
+
+def _key(row_or_job, variant=None, options=None, seed=None):
+    if isinstance(row_or_job, dict):
+        r = row_or_job
+        return (r["variant"], json.dumps(r.get("options", {}), sort_keys=True), r["seed"],
+                r["kind"], r["a"], r["b"], r["deal"])
+    kind, a, b, deal = row_or_job
+    return (variant, json.dumps(options, sort_keys=True), seed, kind, a, b, deal)
+
+
+def collect(cfg: LuckSkillConfig, variant: str, agents: list[str], out_dir, *,
+            resume: bool = True, progress: bool = True, max_jobs: int | None = None) -> list[dict]:
+    """Play the missing jobs of ``variant`` into ``out_dir/results.jsonl``; returns all rows
+    of this configuration for the variant."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "results.jsonl"
+    options = cfg.options_for(variant)
+    jobs = cfg.jobs(variant, agents)
+    have = {_key(r) for r in load_rows(path)}
+    todo = [j for j in jobs if _key(j, variant, options, cfg.seed) not in have]
+    # slow jobs first so the pool's tail is short
+    todo.sort(key=lambda j: 0 if any(x.startswith(("search", "clairvoyant")) for x in j[1:3]) else 1)
+    if max_jobs is not None:
+        todo = todo[:max_jobs]
+    args = [(variant, options, cfg.seed, j) for j in todo]
+    bar = None
+    if progress and todo:
+        from tqdm import tqdm
+        bar = tqdm(total=len(todo), desc=f"{variant} jobs", unit="job", dynamic_ncols=True)
+    if path.exists() and path.stat().st_size:
+        with path.open("rb") as fh:
+            fh.seek(-1, os.SEEK_END)
+            torn = fh.read(1) != b"\n"
+        if torn:  # an interrupted write: end that line so new rows start on their own
+            with path.open("a") as fh:
+                fh.write("\n")
+    with path.open("a") as fh:
+        def sink(row):
+            fh.write(json.dumps(row) + "\n")
+            fh.flush()
+            if bar is not None:
+                bar.update(1)
+        run_jobs(args, sink, workers=cfg.workers, timeout=cfg.job_timeout)
+    if bar is not None:
+        bar.close()
+    wanted = {_key(j, variant, options, cfg.seed) for j in jobs}
+    seen = set()
+    rows = []
+    for r in load_rows(path):
+        k = _key(r)
+        if k in wanted and k not in seen:
+            seen.add(k)
+            rows.append(r)
+    return rows
+
+
+def stored_rows(cfg: LuckSkillConfig, variant: str, out_dir) -> list[dict]:
+    """The rows of ``out_dir/results.jsonl`` that belong to this configuration (any agent)."""
+    options = cfg.options_for(variant)
+    agents = {x for j in cfg.jobs(variant, _all_specs(cfg)) for x in j[1:3]}
+    wanted = {_key(j, variant, options, cfg.seed) for j in cfg.jobs(variant, sorted(agents))}
+    seen, rows = set(), []
+    for r in load_rows(Path(out_dir) / "results.jsonl"):
+        k = _key(r)
+        if k in wanted and k not in seen:
+            seen.add(k)
+            rows.append(r)
+    return rows
+
+
+def _all_specs(cfg: LuckSkillConfig) -> list[str]:
+    cs = cfg.clairvoyance_specs()
+    return list(dict.fromkeys(list(cfg.ladder) + list(cfg.self_agents) + list(cfg.game_agents)
+                              + ([cs[0]] if cs else [])))
+
+
+def config_dict(cfg: LuckSkillConfig) -> dict:
+    return asdict(cfg)

@@ -1,0 +1,154 @@
+"""Luck/skill estimators on synthetic games with known structure (docs/luck_skill.md)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from experiments.luck_skill import estimators as est
+from experiments.luck_skill.analysis import analyse
+
+
+# -- deal correlation ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("var_deal,var_noise", [(1.0, 1.0), (3.0, 1.0), (1.0, 4.0)])
+def test_known_rho_recovered(var_deal, var_noise):
+    rng = np.random.default_rng(1)
+    n = 40_000
+    d = rng.normal(0, math.sqrt(var_deal), n)
+    x1 = d + rng.normal(0, math.sqrt(var_noise), n)
+    x2 = d + rng.normal(0, math.sqrt(var_noise), n)
+    lam = var_deal / (var_deal + var_noise)
+    assert est.deal_correlation(x1, x2) == pytest.approx(lam, abs=0.02)
+    # a player's own results across the two plays: rho = -lambda
+    assert np.corrcoef(x1, -x2)[0, 1] == pytest.approx(-lam, abs=0.02)
+    vr = est.duplicate_variance_reduction(x1, x2)
+    assert vr["ratio"] == pytest.approx(1 - lam, abs=0.03)
+    assert vr["reduction"] == pytest.approx(lam, abs=0.03)
+
+
+def test_pooled_correlation_removes_pair_means():
+    rng = np.random.default_rng(2)
+    groups = []
+    for s in (-20.0, 0.0, 35.0):            # skill differences of three pairings
+        d = rng.normal(0, 2, 5000)
+        groups.append((d + s + rng.normal(0, 2, 5000), d - s + rng.normal(0, 2, 5000)))
+    assert est.pooled_deal_correlation(groups) == pytest.approx(0.5, abs=0.03)
+
+
+def test_deterministic_replay_is_all_deal():
+    x = np.array([3.0, -1.0, 7.0, 2.0])
+    assert est.deal_correlation(x, x) == pytest.approx(1.0)
+
+
+# -- true-score decomposition -------------------------------------------------------------
+
+def _pairs(mus, sd, n, rng, duplicate=True):
+    out = []
+    for mu in mus:
+        if duplicate:
+            deal = rng.normal(0, sd, n)               # deal luck, cancelled by the seat swap
+            out.append(np.stack([mu + deal, mu - deal], axis=1))
+        else:
+            out.append(mu + rng.normal(0, sd, n))
+    return out
+
+
+def test_pure_luck_coin_game_has_no_skill():
+    rng = np.random.default_rng(3)
+    pairs = [rng.choice([-1.0, 1.0], size=(4000, 2)) for _ in range(6)]
+    dec = est.true_score_decomposition(pairs)
+    assert dec["skill_share"] == pytest.approx(0.0, abs=0.01)
+    assert dec["var_luck"] == pytest.approx(1.0, abs=0.02)
+    assert dec["n_star"] > 100 or math.isinf(dec["n_star"])
+
+
+def test_deterministic_skill_game_is_all_skill():
+    # the better agent always wins by its skill difference, whatever the deal
+    skills = [0.0, 1.0, 2.5, 4.0]
+    pairs = []
+    for i in range(len(skills)):
+        for j in range(i + 1, len(skills)):
+            pairs.append(np.full((50, 2), skills[i] - skills[j]))
+    dec = est.true_score_decomposition(pairs)
+    assert dec["skill_share"] == pytest.approx(1.0, abs=1e-9)
+    assert dec["var_luck"] == pytest.approx(0.0, abs=1e-12)
+    assert dec["n_star"] == pytest.approx(0.0, abs=1e-9)
+
+
+@pytest.mark.parametrize("duplicate", [True, False])
+def test_known_skill_share(duplicate):
+    rng = np.random.default_rng(4)
+    mus = [-3.0, -1.0, 1.0, 3.0]                  # E[mu^2] = 5
+    sd = 3.0                                      # var(luck) = 9
+    dec = est.true_score_decomposition(_pairs(mus, sd, 20_000, rng, duplicate))
+    assert dec["var_skill"] == pytest.approx(5.0, rel=0.05)
+    assert dec["var_luck"] == pytest.approx(9.0, rel=0.05)
+    assert dec["skill_share"] == pytest.approx(5 / 14, abs=0.02)
+    assert dec["n_star"] == pytest.approx(9 / 5, rel=0.08)
+    assert est.skill_share_after(dec["n_star"], dec["n_star"]) == pytest.approx(0.5)
+
+
+# -- chains, matches, games ---------------------------------------------------------------
+
+def test_skill_chain():
+    # P(i beats j) for 4 agents weakest first
+    p = np.array([[.5, .4, .2, .1], [.6, .5, .45, .2], [.8, .55, .5, .3], [.9, .8, .7, .5]])
+    # t=.6: 0 -> 1 (p[1,0]=.6); 2 vs 1: .55 skip; 3 vs 1: .8 step -> 2 steps
+    assert est.skill_chain(p, range(4), 0.6) == 2
+    # t=.75: 1 vs 0: .6 skip; 2 vs 0: .8 step; 3 vs 2: .7 skip -> 1 step
+    assert est.skill_chain(p, range(4), 0.75) == 1
+
+
+def test_majority_and_games_needed():
+    assert est.majority_prob(1.0, 0.0, 0.0, 1) == 1.0
+    # exact binomial check for p = 0.6, n = 5: P(X >= 3)
+    want = sum(math.comb(5, k) * .6 ** k * .4 ** (5 - k) for k in range(3, 6))
+    assert est.majority_prob(0.6, 0.0, 0.4, 5) == pytest.approx(want)
+    n = est.games_for_majority(0.6)
+    assert est.majority_prob(0.6, 0, 0.4, int(n)) >= 0.95
+    assert est.majority_prob(0.6, 0, 0.4, int(n) - 2) < 0.95
+    assert 60 <= n <= 70
+    assert math.isinf(est.games_for_majority(0.5))
+    assert est.games_for_majority(1.0) == 1
+
+
+def test_game_win_prob_and_skill_level():
+    assert est.game_win_prob(0.0, 10.0, 10) == pytest.approx(0.5)
+    assert est.game_win_prob(5.0, 10.0, 4) == pytest.approx(0.8413, abs=1e-3)  # z = 1
+    assert est.skill_level(30.0, 10.0) == pytest.approx(0.75)
+
+
+# -- the analysis pipeline on synthetic result rows ---------------------------------------
+
+def _rows(kind_fn, agents, n, rng, kind="pair"):
+    rows = []
+    for i in range(len(agents)):
+        for j in range(i + 1, len(agents)):
+            for deal in range(n):
+                m1, m2 = kind_fn(i, j, rng)          # a's margin in play 1 and play 2
+                hands = [{"points": [m1, 0], "winner": 0 if m1 > 0 else 1 if m1 < 0 else -1},
+                         {"points": [0, m2], "winner": 1 if m2 > 0 else 0 if m2 < 0 else -1}]
+                rows.append({"kind": kind, "a": agents[i], "b": agents[j], "deal": deal,
+                             "hands": hands})
+    return rows
+
+
+def test_analyse_coin_and_skill_games():
+    rng = np.random.default_rng(5)
+    agents = ["random", "b", "c", "d"]
+    coin = _rows(lambda i, j, r: (float(r.choice([-1, 1])), float(r.choice([-1, 1]))),
+                 agents, 400, rng)
+    st = analyse("coin", coin, agents, n_boot=30, with_game=False)
+    assert abs(st.point["skill_share_hand_margin"]) < 0.02
+    assert st.point["chain60_hand"] == 0
+    skill = _rows(lambda i, j, r: (float(i - j), float(i - j)), agents, 50, rng)
+    st = analyse("skill", skill, agents, n_boot=30, with_game=False)
+    assert st.point["skill_share_hand_margin"] == pytest.approx(1.0)
+    # deterministic: the ordering is recovered and every step beats the previous one
+    assert st.ladder == ["random", "b", "c", "d"]
+    assert st.point["best_minus_random"] == pytest.approx(3.0)
+    assert st.point["chain75_hand"] == 3
+    assert st.lo["skill_share_hand_margin"] == pytest.approx(1.0)

@@ -1,0 +1,121 @@
+"""The luck-skill pipeline end to end on a tiny configuration (cheap agents only), resume,
+the clairvoyant agent and the CLI parser."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from experiments.luck_skill import LuckSkillConfig, run_study
+from experiments.luck_skill.runner import collect, load_rows, play_duplicate
+
+
+def _cfg(**kw):
+    base = dict(variants=["mountain", "nosuchvariant"], ladder=["random", "greedy", "rules"],
+                deals=3, search_deals=1, self_agents=["random"], self_deals=3, games=1,
+                game_agents=("rules", "rules"), workers=1, clair_budget=None)
+    base.update(kw)
+    return LuckSkillConfig(**base)
+
+
+def test_study_end_to_end_and_resume(tmp_path):
+    cfg = _cfg()
+    res = run_study(cfg, tmp_path / "runs", report=tmp_path / "r.md",
+                    data_dir=tmp_path / "data", command="mountain-rummy luck-skill --test",
+                    progress=False, n_boot=20, add_ppo=False, log=lambda *a: None)
+    assert "nosuchvariant" in res["missing"]
+    st = res["stats"]["mountain"]
+    assert set(st.ladder) == {"random", "greedy", "rules"}
+    assert np.isfinite(st.point["hands_per_game"]) and st.point["hands_per_game"] >= 1
+    md = (tmp_path / "r.md").read_text()
+    assert "mountain-rummy luck-skill --test" in md.split("\n```\n")[1]
+    assert "nosuchvariant: not measured" in md
+    assert (tmp_path / "data" / "summary.csv").exists()
+    rows = load_rows(tmp_path / "runs" / "mountain" / "results.jsonl")
+    # 3 ladder pairs x 3 deals + 3 self-play deals + 1 game
+    assert len(rows) == 3 * 3 + 3 + 1
+    # resume: nothing new is played, the same rows come back
+    again = collect(cfg, "mountain", ["random", "greedy", "rules"], tmp_path / "runs" / "mountain",
+                    progress=False)
+    assert len(again) == len(rows)
+    assert len(load_rows(tmp_path / "runs" / "mountain" / "results.jsonl")) == len(rows)
+
+
+def test_torn_line_is_skipped_and_replayed(tmp_path):
+    cfg = _cfg(ladder=["random", "greedy"], self_agents=[], games=0, deals=2)
+    out = tmp_path / "m"
+    rows = collect(cfg, "mountain", ["random", "greedy"], out, progress=False)
+    assert len(rows) == 2
+    path = out / "results.jsonl"
+    lines = path.read_text().splitlines()
+    path.write_text(lines[0] + "\n" + lines[1][:20])       # an interrupted write
+    rows = collect(cfg, "mountain", ["random", "greedy"], out, progress=False)
+    assert sorted(r["deal"] for r in rows) == [0, 1]
+
+
+def test_selfplay_uses_distinct_random_streams():
+    r = play_duplicate("mountain", {}, 0, "random", "random", 3)
+    h1, h2 = r["hands"]
+    # the same cards, but the random agent's choices differ between the two plays
+    assert (h1["steps"], h1["points"]) != (h2["steps"], h2["points"])
+
+
+def test_clairvoyant_plays_legal_hands():
+    from agents import make_agent
+    from experiments.luck_skill import clairvoyant  # noqa: F401
+
+    agent = make_agent("clairvoyant:budget=4", seed=0)
+    assert agent.name == "clairvoyant:budget=4"
+    r = play_duplicate("mountain", {}, 0, "clairvoyant:budget=4", "greedy", 1)
+    assert all(h["steps"] > 0 for h in r["hands"])
+    json.dumps(r)
+
+
+def test_cli_parser_has_luck_skill():
+    from experiments.cli import build_parser
+
+    args = build_parser().parse_args(["luck-skill", "--quick", "--variants", "mountain",
+                                      "--workers", "1", "--seed", "3"])
+    assert args.command == "luck-skill" and args.quick and args.seed == 3
+
+
+def test_clairvoyant_rollouts_start_from_the_true_state():
+    import agents.search as search
+    from experiments.luck_skill import clairvoyant
+    from mountain_rummy_env import Game, player_view
+    from mountain_rummy_env.records import make_variant
+
+    game = Game(make_variant("mountain", {}), 1)
+    game.reset(seed=7)
+    view = player_view(game, 0, game.current_player(0))
+    states = clairvoyant.true_states(view, 3)
+    assert all(np.array_equal(s["loc"], game.states[0]["loc"]) for s in states)
+    assert all(np.array_equal(s["stock"], game.states[0]["stock"]) for s in states)
+    before = search.determinise
+    with clairvoyant._clairvoyance():
+        assert search.determinise is clairvoyant.true_states
+    assert search.determinise is before
+
+
+def test_job_timeout_and_errors_are_recorded(monkeypatch):
+    import time
+
+    from experiments.luck_skill import runner
+
+    def fake(a):
+        kind, x, y, deal = a[3]
+        if deal == 1:
+            time.sleep(30)
+        if deal == 2:
+            raise RuntimeError("boom")
+        return {"kind": kind, "a": x, "b": y, "deal": deal, "ok": True}
+
+    monkeypatch.setattr(runner, "run_job", fake)
+    args = [("mountain", {}, 0, ("pair", "x", "y", d)) for d in range(3)]
+    rows = []
+    t0 = time.monotonic()
+    runner.run_jobs(args, rows.append, workers=2, timeout=1.0)
+    assert time.monotonic() - t0 < 15
+    by = {r["deal"]: r for r in rows}
+    assert by[0]["ok"] and "timeout" in by[1]["error"] and "boom" in by[2]["error"]

@@ -1,0 +1,163 @@
+"""The PPO trainer (``experiments/train_ppo.py``) and the learned agent (``agents/ppo.py``)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
+
+from agents import AgentSpecError, make_agent  # noqa: E402
+from agents.ppo import CheckpointError, build_actor, load_policy, save_policy  # noqa: E402
+
+TINY = ["--total-steps", "1024", "--num-envs", "8", "--n-steps", "64", "--batch-size", "256",
+        "--n-epochs", "1", "--net-arch", "32", "--snapshot-every", "512", "--eval-every", "512",
+        "--eval-deals", "2", "--checkpoint-every", "512", "--no-progress"]
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    from experiments.train_ppo import main
+
+    run = tmp_path_factory.mktemp("ppo") / "run"
+    summary = main(TINY + ["--run-dir", str(run), "--opponents", "random:1,greedy:1,self:1"])
+    return run, summary
+
+
+def test_tiny_training_run_writes_everything(trained):
+    run, summary = trained
+    assert summary["env_steps"] >= 1024 and summary["steps_per_s"] > 0
+    for name in ("policy.pt", "policy.json", "best.pt", "checkpoint.zip", "state.json",
+                 "eval.csv", "learning_curve.png", "args.json"):
+        assert (run / name).is_file(), name
+    assert list((run / "tb").rglob("events.out.tfevents*"))
+    assert list((run / "league").glob("snap_*.pt"))
+    rows = list(csv.DictReader((run / "eval.csv").open()))
+    assert {r["opponent"] for r in rows} == {"random", "greedy"}
+    assert all(0.0 <= float(r["win_rate"]) <= 1.0 for r in rows)
+    meta = json.loads((run / "policy.json").read_text())
+    assert meta["variant"] == "mountain" and meta["net_arch"] == [32]
+
+
+def test_resume_continues_the_run(trained, tmp_path):
+    import shutil
+
+    from experiments.train_ppo import main
+
+    run = tmp_path / "run"
+    shutil.copytree(trained[0], run)
+    with pytest.raises(SystemExit, match="--resume"):
+        main(TINY + ["--run-dir", str(run)])
+    summary = main([a if a != "1024" else "1536" for a in TINY] + ["--run-dir", str(run), "--resume"])
+    assert summary["env_steps"] >= 1536
+    assert json.loads((run / "state.json").read_text())["num_timesteps"] >= 1536
+
+
+def test_reloaded_policy_plays_a_tournament_deal(trained):
+    from experiments.tournament import play_deal
+
+    run, _ = trained
+    cfg = {"variant": "mountain", "variant_options": {}, "seed": 0}
+    for spec in (f"ppo:path={run / 'policy.pt'}", f"ppo:path={run / 'best.pt'},sample=1"):
+        row = play_deal(cfg, spec, "greedy", 3)
+        assert row["outcome"] in (0.0, 0.5, 1.0)
+        assert all(h["steps"] > 0 for h in row["hands"])
+
+
+def test_agent_picks_legal_actions_and_matches_the_env_encoding(trained):
+    from mountain_rummy_env import Game, mountain_variant
+    from mountain_rummy_env.game import player_view
+
+    run, _ = trained
+    agent = make_agent(f"ppo:path={run / 'policy.pt'}", seed=0)
+    sampler = make_agent(f"ppo:path={run / 'policy.pt'},sample=1", seed=0)
+    game = Game(mountain_variant(), 1)
+    game.reset(seed=5)
+    for _ in range(40):
+        if game.done(0):
+            break
+        view = player_view(game, 0, game.current_player(0))
+        mask = game.masks[0]
+        a, b = agent.act(view, mask), sampler.act(view, mask)
+        assert mask[a] and mask[b]
+        p = agent.action_probabilities(view, mask)
+        assert np.isclose(p.sum(), 1.0) and p[mask == 0].sum() == 0 and p.argmax() == a
+        game.step_one(0, a)
+
+
+def test_missing_corrupt_and_foreign_checkpoints_fail_clearly(tmp_path):
+    with pytest.raises(CheckpointError, match="does not exist"):
+        load_policy(tmp_path / "nope.pt")
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"not a checkpoint at all")
+    with pytest.raises(CheckpointError, match="corrupt"):
+        load_policy(bad)
+    with pytest.raises(AgentSpecError, match="corrupt"):
+        make_agent(f"ppo:path={bad}")
+    import torch
+
+    other = tmp_path / "other.pt"
+    torch.save({"weights": torch.zeros(3)}, other)
+    with pytest.raises(CheckpointError, match="not a PPO policy"):
+        load_policy(other)
+    with pytest.raises(AgentSpecError, match="needs a checkpoint"):
+        make_agent("ppo")
+
+
+def test_truncated_checkpoint_fails_clearly(trained, tmp_path):
+    data = (trained[0] / "policy.pt").read_bytes()
+    cut = tmp_path / "cut.pt"
+    cut.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match="corrupt"):
+        load_policy(cut)
+
+
+def test_wrong_variant_checkpoint_fails_clearly(tmp_path):
+    from mountain_rummy_env import Game, mountain_variant
+    from mountain_rummy_env.envs.observation import observation_size
+    from mountain_rummy_env.game import player_view
+    from mountain_rummy_env.variants.gin import gin_variant
+
+    gin = gin_variant()
+    n_obs, n_act = observation_size(gin), gin.num_actions
+    path = tmp_path / "gin.pt"
+    save_policy(path, build_actor(n_obs, n_act, [8]),
+                {"variant": "gin", "variant_options": {}, "observation_size": n_obs,
+                 "num_actions": n_act, "net_arch": [8], "activation": "tanh"})
+    agent = make_agent(f"ppo:path={path}")
+    game = Game(mountain_variant(), 1)
+    game.reset(seed=0)
+    view = player_view(game, 0, game.current_player(0))
+    mask = game.masks[0].copy()
+    mask[:] = 1   # force the network path
+    with pytest.raises(CheckpointError, match="trained for variant 'gin'"):
+        agent.act(view, mask)
+    # inconsistent weights for the declared shapes
+    blob = torch_load(path)
+    blob["num_actions"] = n_act + 1
+    import torch
+
+    torch.save(blob, path)
+    with pytest.raises(CheckpointError, match="inconsistent"):
+        load_policy(path)
+
+
+def torch_load(path):
+    import torch
+
+    return torch.load(path, weights_only=True)
+
+
+def test_cli_help():
+    out = subprocess.run([sys.executable, "-m", "experiments.train_ppo", "--help"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0
+    for flag in ("--variant", "--resume", "--opponents", "--eval-deals", "--learning-rate",
+                 "--net-arch", "--reward"):
+        assert flag in out.stdout

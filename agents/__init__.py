@@ -7,3 +7,4 @@ returns an :class:`Agent` with ``act(view, mask) -> action id``. See ``docs/agen
 from .base import Agent, AgentSpecError, make_agent, parse_spec, register, registered
 
 __all__ = ["Agent", "AgentSpecError", "make_agent", "parse_spec", "register", "registered"]
+from . import ppo  # noqa: E402,F401  -- registers the "ppo" agent (experiments/train_ppo.py)

@@ -18,10 +18,14 @@ from __future__ import annotations
 
 from mountain_rummy_env.cards import JOKER_FACE, NUM_RANKS
 from mountain_rummy_env.core.state import PHASE_DRAW
+from mountain_rummy_env.solver import best_deadwood_batch, hand_mask_of
+
+import numpy as np
 
 from .base import register
 from .common import (
-    DISCARD, arrange, connectivity, faces_of, hand_value_of, my_cards_on_table,
+    DISCARD, KNOCK, _shown_face, arrange, connectivity, faces_of, hand_value_of, my_cards_on_table,
+    table_faces,
 )
 from .greedy import HeuristicAgent
 
@@ -34,17 +38,38 @@ def _suit(f):
     return f // NUM_RANKS
 
 
+def _shown(view, card, text):
+    return _shown_face(view.variant, card, text)
+
+
+def _run_pos(f, shown):
+    """Position of face ``f`` in a run (ace 0 low, 13 high when the run holds a K or Q)."""
+    r = _rank(f)
+    if r == 0 and any(_rank(g) >= 11 for g in shown):
+        return 13
+    return r
+
+
 def _adjacent(a, b):
     """Rank distance within a suit (ace next to 2 and to K)."""
     d = abs(_rank(a) - _rank(b))
     return min(d, 13 - d) if 0 in (_rank(a), _rank(b)) else d
 
 
-@register("rules", params={"summit": int, "hold_opp": int, "camp_stock": int}, help="tracks the opponent's takes and discards, avoids feeding its melds, "
+@register("rules", params={"summit": int, "hold_opp": int, "camp_stock": int, "outs": int,
+                           "outs_weight": float, "feed_weight": float, "knock_max": int,
+                           "knock_opp": int}, help="tracks the opponent's takes and discards, avoids feeding its melds, "
                         "weighs Summit/camps against knocking, uses deep draws")
 class RulesAgent(HeuristicAgent):
-    def __init__(self, seed=None, summit: int = 0, hold_opp: int = 7, camp_stock: int = 100):
+    def __init__(self, seed=None, summit: int = 0, hold_opp: int = 7, camp_stock: int = 100,
+                 outs: int = 1, outs_weight: float = 2.0, feed_weight: float = 1.5, knock_max: int = 10,
+                 knock_opp: int = 5):
         super().__init__(seed=seed)
+        self.knock_max = knock_max
+        self.knock_opp = knock_opp
+        self.outs = bool(outs)
+        self.outs_weight = outs_weight
+        self.feed_weight = feed_weight
         self.summit = bool(summit)
         self.hold_opp = hold_opp
         self.camp_stock = camp_stock
@@ -101,7 +126,88 @@ class RulesAgent(HeuristicAgent):
         d -= 2.0 * min(safe, 2)
         return d
 
+    def unseen_faces(self, view) -> list[int]:
+        """Faces of the cards this player has not seen (a face per card, jokers = 52)."""
+        v = view.variant
+        seen = set(view.hand) | set(view.discard) | set(view.opponent_known)
+        for m in view.melds:
+            seen |= set(m["cards"])
+        cf = v.spec.card_face
+        return [int(cf[c]) for c in range(v.deck.num_cards) if c not in seen]
+
+    def layable_faces(self, view) -> int:
+        """Bitmask of faces that could be laid off on a table meld now (either player's)."""
+        bits = 0
+        for m in view.melds:
+            shown = [_shown(view, c, t) for c, t in zip(m["cards"], m["text"])]
+            if m["kind"] == "set":
+                r = _rank(shown[0])
+                for s in range(4):
+                    f = s * NUM_RANKS + r
+                    if f not in shown and len(shown) < 4:
+                        bits |= 1 << f
+            else:
+                su = _suit(shown[0])
+                pos = sorted(_run_pos(f, shown) for f in shown)
+                lo, hi = pos[0], pos[-1]
+                if lo > 0:
+                    bits |= 1 << (su * NUM_RANKS + (lo - 1) % NUM_RANKS)
+                if hi < 13:
+                    bits |= 1 << (su * NUM_RANKS + (hi + 1) % NUM_RANKS)
+        return bits
+
+    def discard_values(self, view, by):
+        """Expected-points value of each legal discard: points of the hand left, plus the
+        mean gain of one more unseen card (the draw to come), minus feeding risk."""
+        v = view.variant
+        off = v.layout.discard
+        faces = faces_of(v, view.hand)
+        unseen = self.unseen_faces(view)
+        nat_unseen = [u for u in unseen if u != JOKER_FACE]
+        j_unseen = len(unseen) - len(nat_unseen)
+        cands = [int(a) for a in by[DISCARD]]
+        hands, jok = [], []
+        for a in cands:
+            f = a - off
+            rest = list(faces)
+            rest.remove(f)
+            hm = hand_mask_of(rest)
+            nj = rest.count(JOKER_FACE)
+            hands.append(hm); jok.append(nj)
+            for u in nat_unseen:
+                hands.append(hm | (1 << u)); jok.append(nj)
+            hands.append(hm); jok.append(nj + 1)
+        pts = best_deadwood_batch(np.array(hands, dtype=np.uint64), np.array(jok), v.table,
+                                  v.spec.hand_value, "points", table_faces(view))
+        k = len(nat_unseen) + 2
+        layable = self.layable_faces(view)
+        out = {}
+        for i, a in enumerate(cands):
+            f = a - off
+            row = pts[i * k:(i + 1) * k].astype(np.float64)
+            base = row[0]
+            gains = np.maximum(row[1:] - base - 0.0, 0.0)
+            w = np.ones(k - 1)
+            w[-1] = j_unseen
+            exp_gain = float((gains * w).sum() / max(1, len(unseen)))
+            val = base + self.outs_weight * exp_gain
+            if f == JOKER_FACE:
+                val -= 30.0
+            else:
+                feed = self.danger(view, f)
+                if (layable >> f) & 1:
+                    feed += 15.0
+                val -= self.feed_weight * max(feed, 0.0) * hand_value_of(v, f) / 10.0
+            out[a] = val
+        return out
+
     def choose_discard(self, view, by) -> int:
+        if self.outs:
+            vals = self.discard_values(view, by)
+            return max(vals, key=vals.get)
+        return self._choose_discard_old(view, by)
+
+    def _choose_discard_old(self, view, by) -> int:
         v = view.variant
         off = v.layout.discard
         faces = faces_of(v, view.hand)
@@ -137,6 +243,13 @@ class RulesAgent(HeuristicAgent):
                     and view.stock_size >= 10 and len(arr.melds) >= 2)
 
     def wants_to_knock(self, view, by) -> bool:
+        if self.knock_max < 10 and view.opponent_hand_size > self.knock_opp and view.stock_size >= 6:
+            v = view.variant
+            faces = faces_of(v, view.hand)
+            dw = sum(hand_value_of(v, f) for f in faces)
+            best_left = dw - max(hand_value_of(v, int(a - v.layout.knock)) for a in by[KNOCK])
+            if best_left > self.knock_max:
+                return False
         if view.opponent_hand_size <= 4 or view.stock_size < self.camp_stock:
             return True
         faces = faces_of(view.variant, view.hand)

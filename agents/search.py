@@ -29,6 +29,14 @@ from .fastpolicy import playout_batch
 from .rules import RulesAgent
 
 
+def _batch_step():
+    try:
+        from mountain_rummy_env.core.batch import step_batch
+    except ImportError:  # older engine layout
+        step_batch = rules.step_batch
+    return step_batch
+
+
 def hidden_pool(view) -> np.ndarray:
     """Card ids ``view``'s player cannot see: opponent's unknown cards, stock, face-down."""
     v = view.variant
@@ -71,11 +79,11 @@ def determinise(view, n: int, rng) -> np.ndarray:
     return states
 
 
-@register("search", params={"budget": int, "discards": int},
+@register("search", params={"budget": int, "discards": int, "z": float},
           help="determinised Monte Carlo: samples hidden cards, rolls out each candidate "
                "with a compiled playout policy; budget = playouts per decision")
 class SearchAgent(RulesAgent):
-    def __init__(self, seed=None, budget: int = 200, discards: int = 5):
+    def __init__(self, seed=None, budget: int = 200, discards: int = 3, z: float = 1.0):
         super().__init__(seed=seed)
         if budget < 1:
             raise ValueError(f"budget must be >= 1, got {budget}")
@@ -83,6 +91,7 @@ class SearchAgent(RulesAgent):
             raise ValueError(f"discards must be >= 1, got {discards}")
         self.budget = budget
         self.discards = discards
+        self.z = z
         self._scratch = None
 
     def act(self, view, mask) -> int:
@@ -92,7 +101,7 @@ class SearchAgent(RulesAgent):
         self.track(view)
         by = legal_by_family(view.variant, mask)
         if view.phase == PHASE_DRAW:
-            cands = [int(a) for a in legal]
+            cands = self.draw_candidates(view, by)
         elif view.phase == PHASE_PLAY and view.obligation < 0:
             place = self.choose_placement(view, by)
             if place is not None:
@@ -104,23 +113,32 @@ class SearchAgent(RulesAgent):
             return cands[0]
         return self.search(view, mask, cands)
 
+    def draw_candidates(self, view, by) -> list[int]:
+        """The rules player's choice first, then stock, the top card and the best deep takes."""
+        first = super().choose_draw(view, by)
+        cands = [first]
+        if DRAW in by:
+            cands.append(int(by[DRAW][0]))
+        top = view.discard[-1] if view.discard else None
+        if top is not None:
+            cands.append(int(view.variant.layout.take + top))
+        gains = sorted(self.take_scores(view, by).items(), key=lambda kv: -kv[1])
+        cands += [a for a, g in gains[:2]]
+        return list(dict.fromkeys(cands))
+
     def end_candidates(self, view, by) -> list[int]:
+        """The rules player's choice first, then knock and the best discards by value."""
         v = view.variant
-        cands = []
         if BASE_CAMP in by:
             return [int(by[BASE_CAMP][0])]
+        first = super().choose_end(view, by)
+        cands = [first]
         if KNOCK in by:
             cands.append(self.best_by_value(view, by[KNOCK], v.layout.knock))
-        faces = faces_of(v, view.hand)
-        off = v.layout.discard
-        scored = []
-        for a in by.get(DISCARD, ()):
-            f = int(a - off)
-            s = -100.0 if f == JOKER_FACE else hand_value_of(v, f) - 6.0 * connectivity(f, faces)
-            scored.append((s, int(a)))
-        scored.sort(reverse=True)
-        cands += [a for _, a in scored[: self.discards]]
-        return cands
+        if DISCARD in by:
+            vals = self.discard_values(view, by)
+            cands += sorted(vals, key=lambda a: -vals[a])[: self.discards]
+        return list(dict.fromkeys(cands))
 
     def search(self, view, mask, cands) -> int:
         v = view.variant
@@ -133,13 +151,24 @@ class SearchAgent(RulesAgent):
         events = np.zeros(n * k, dtype=np.int8)
         if self._scratch is None or self._scratch.dtype != v.dtype:
             self._scratch = np.zeros(rules.MAX_CLEAR_DEPTH + 4, dtype=v.dtype)
-        rules.step_batch(states, v.spec, actions, masks, events, self._scratch)
+        step = _batch_step()
+        step(states, v.spec, actions, masks, events, self._scratch)
         values = np.zeros(n * k, dtype=np.float64)
         playout_batch(states, v.spec, masks, self._scratch, values, view.player,
                       (events != EVENT_NONE).astype(np.int8))
-        means = values.reshape(n, k).mean(axis=0)
+        vals = values.reshape(n, k)
+        means = vals.mean(axis=0)
         self.last_values = dict(zip(cands, means.tolist()))
-        return int(cands[int(np.argmax(means))])
+        best = int(np.argmax(means))
+        if best == 0:
+            return int(cands[0])
+        # override the rules player's choice (candidate 0) only when the paired difference
+        # on the common samples is clearly positive
+        diff = vals[:, best] - vals[:, 0]
+        se = diff.std(ddof=1) / np.sqrt(n) if n > 1 else np.inf
+        if diff.mean() > self.z * se:
+            return int(cands[best])
+        return int(cands[0])
 
     def action_probabilities(self, view, mask) -> np.ndarray:
         probs = np.zeros(len(mask))

@@ -59,9 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "and ratings.png to --out.")
     t.add_argument("--agents", nargs="+", default=list(DEFAULT_AGENTS), metavar="SPEC",
                    help="agent specs, space separated (default: %(default)s)")
-    t.add_argument("--deals", type=_positive, default=100, help="deals per pair (default: 100)")
-    t.add_argument("--search-deals", type=_nonneg, default=30,
-                   help="deals for pairs with a search agent; 0 = same as --deals (default: 30)")
+    t.add_argument("--deals", type=_positive, default=60, help="deals per pair (default: 60)")
+    t.add_argument("--search-deals", type=_nonneg, default=8,
+                   help="deals for pairs with a search agent; 0 = same as --deals (default: 8)")
     t.add_argument("--workers", type=_positive, default=2, help="worker processes (default: 2)")
     t.add_argument("--out", default="runs/tournament", help="output folder (default: %(default)s)")
     t.add_argument("--seed", type=_nonneg, default=0, help="first deal seed (default: 0)")
@@ -90,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("file", help="game record (JSON) written by 'play --record'")
 
     sub.add_parser("agents", help="list the agent specs", description="List agent specs.")
+    add_luck_skill_parser(sub)
     return parser
 
 
@@ -183,11 +184,111 @@ def cmd_agents(args) -> int:
     return 0
 
 
+
+# -- luck-skill (experiments/luck_skill) ----------------------------------------------------
+
+def add_luck_skill_parser(sub) -> None:
+    """The ``luck-skill`` subcommand (self-contained; see docs/luck_skill.md)."""
+    from experiments.luck_skill.runner import DEFAULT_LADDER
+
+    ls = sub.add_parser(
+        "luck-skill", help="measure luck vs skill per variant (duplicate deals, ladder)",
+        description="Luck/skill study: duplicate self-play, a duplicate round robin of an "
+                    "agent ladder, true-score decomposition and a clairvoyant search; writes "
+                    "a markdown report with CSV/PNG (see docs/luck_skill.md).")
+    ls.add_argument("--variants", default="mountain,gin",
+                    help="comma-separated variants; unavailable ones are reported as such "
+                         "(default: %(default)s)")
+    ls.add_argument("--ladder", nargs="+", default=list(DEFAULT_LADDER), metavar="SPEC",
+                    help="agent ladder (default: %(default)s; 'ppo' is added when available)")
+    ls.add_argument("--quick", action="store_true",
+                    help="small sizes that run in a few minutes (first look, wide intervals)")
+    ls.add_argument("--deals", type=_positive, default=None,
+                    help="deals per ladder pair without search (default: 400; quick 30)")
+    ls.add_argument("--search-deals", type=_positive, default=None,
+                    help="deals per pair with a search/clairvoyant agent (default: 100; quick 10)")
+    ls.add_argument("--self-deals", type=_positive, default=None,
+                    help="deals per self-play agent (default: 200; quick 30)")
+    ls.add_argument("--self-agents", nargs="+", default=None, metavar="SPEC",
+                    help="agents for duplicate self-play (default: random search:budget=8)")
+    ls.add_argument("--games", type=_nonneg, default=None,
+                    help="full games (episode=game) to count hands per game (default: 40; quick 8)")
+    ls.add_argument("--clair-budget", type=_positive, default=None,
+                    help="budget of the clairvoyant and its search twin (default: the largest "
+                         "search budget on the ladder)")
+    ls.add_argument("--job-timeout", type=_positive, default=None,
+                    help="seconds before a job is killed and recorded as failed "
+                         "(default: 600; quick 180)")
+    ls.add_argument("--boot", type=_positive, default=300, help="bootstrap replicates (default: 300)")
+    ls.add_argument("--seed", type=_nonneg, default=0, help="first deal seed (default: 0)")
+    ls.add_argument("--workers", type=_positive, default=2, help="worker processes (default: 2)")
+    ls.add_argument("--out", default="runs/luck_skill",
+                    help="folder for results.jsonl per variant (default: %(default)s)")
+    ls.add_argument("--report", default="runs/luck_skill/report.md",
+                    help="markdown report path (default: %(default)s)")
+    ls.add_argument("--data-dir", default=None,
+                    help="folder for CSV/PNG (default: the report path without .md)")
+    ls.add_argument("--resume", action=argparse.BooleanOptionalAction, default=True,
+                    help="keep finished jobs in --out (default: on)")
+    ls.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ls.add_argument("--report-only", action="store_true",
+                    help="play nothing: analyse the results already in --out and write the report")
+
+
+def cmd_luck_skill(args) -> int:
+    import shlex
+
+    from agents import AgentSpecError
+    from experiments.luck_skill import LuckSkillConfig, run_study
+    from experiments.luck_skill.runner import _make
+
+    variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    if not variants:
+        raise SystemExit("error: --variants needs at least one variant")
+    if len(set(args.ladder)) != len(args.ladder) or len(args.ladder) < 2:
+        raise SystemExit("error: --ladder needs at least two different agent specs")
+    kw = {"variants": variants, "ladder": list(args.ladder), "seed": args.seed,
+          "workers": args.workers, "clair_budget": args.clair_budget}
+    for name in ("deals", "search_deals", "self_deals", "games", "job_timeout"):
+        if getattr(args, name) is not None:
+            kw[name] = getattr(args, name)
+    if args.self_agents:
+        kw["self_agents"] = list(args.self_agents)
+    cfg = LuckSkillConfig.quick(**kw) if args.quick else LuckSkillConfig(**kw)
+    for spec in list(cfg.ladder) + list(cfg.self_agents):
+        try:
+            _make(spec, 0)
+        except AgentSpecError as err:
+            raise SystemExit(f"error: {err}")
+    parts = ["luck-skill", "--variants", ",".join(variants), "--ladder", *cfg.ladder]
+    parts += ["--quick"] if args.quick else []
+    for flag in ("deals", "search_deals", "self_deals", "games", "clair_budget", "job_timeout"):
+        if getattr(args, flag) is not None:
+            parts += ["--" + flag.replace("_", "-"), str(getattr(args, flag))]
+    if args.self_agents:
+        parts += ["--self-agents", *args.self_agents]
+    parts += ["--boot", str(args.boot), "--seed", str(args.seed), "--workers", str(args.workers),
+              "--out", args.out, "--report", args.report]
+    parts += ["--data-dir", args.data_dir] if args.data_dir else []
+    parts += ["--report-only"] if args.report_only else []
+    command = "mountain-rummy " + shlex.join(parts)
+    if args.report_only:  # the data came from the same command without --report-only
+        command = ("# data: " + command.replace(" --report-only", "") +
+                   "\n# report: " + command)
+    result = run_study(cfg, args.out, report=args.report, data_dir=args.data_dir,
+                       command=command, resume=args.resume, progress=not args.no_progress,
+                       n_boot=args.boot, play=not args.report_only)
+    for v, why in result["missing"].items():
+        print(f"{v}: not available ({why})")
+    print(f"written: {', '.join(str(p) for p in result['paths'].values())}")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = {"tournament": cmd_tournament, "play": cmd_play, "replay": cmd_replay,
-               "agents": cmd_agents}[args.command]
+               "agents": cmd_agents, "luck-skill": cmd_luck_skill}[args.command]
     try:
         return handler(args)
     except KeyboardInterrupt:

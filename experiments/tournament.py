@@ -28,14 +28,14 @@ from mountain_rummy_env.records import make_variant
 from .play import play_hand
 from .stats import bootstrap_ci, rating_intervals
 
-DEFAULT_AGENTS = ("random", "greedy", "rules", "search:budget=32")
+DEFAULT_AGENTS = ("random", "greedy", "rules", "search:budget=60")
 
 
 @dataclass
 class TournamentConfig:
     agents: list[str] = field(default_factory=lambda: list(DEFAULT_AGENTS))
-    deals: int = 100
-    slow_deals: int | None = 30          # deals for pairs that include a ``search`` agent
+    deals: int = 60
+    slow_deals: int | None = 8           # deals for pairs that include a ``search`` agent
     seed: int = 0
     workers: int = 2
     variant: str = "mountain"

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from mountain_rummy_env.cards import JOKER_FACE
 from mountain_rummy_env.core import rules
 from mountain_rummy_env.core.state import (
     EVENT_NONE, LOC_FACEDOWN, LOC_HAND, LOC_STOCK, PHASE_DRAW, PHASE_PLAY,
@@ -22,8 +21,7 @@ from mountain_rummy_env.core.state import (
 
 from .base import register
 from .common import (
-    BASE_CAMP, DISCARD, DRAW, KNOCK, TAKE, connectivity, faces_of, hand_value_of,
-    legal_by_family,
+    BASE_CAMP, DISCARD, DRAW, KNOCK, TAKE, legal_by_family,
 )
 from .fastpolicy import playout_batch
 from .rules import RulesAgent

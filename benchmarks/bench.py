@@ -284,7 +284,6 @@ def profile_step(batch: int = 1024, seconds: float = 2.0) -> dict:
     try:
         t0 = time.perf_counter()
         while time.perf_counter() - t0 < seconds:
-            sample_t = time.perf_counter()
             vec.sample_masked(info["action_mask"], rng, acts)
             t = time.perf_counter()
             before = env.actions_applied

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 
 def _positive(text):
@@ -124,7 +123,6 @@ def cmd_tournament(args) -> int:
 
 def cmd_play(args) -> int:
     from agents import AgentSpecError, make_agent
-    from experiments.play import play_hand  # noqa: F401
     from mountain_rummy_env import player_view
     from mountain_rummy_env.core.state import EVENT_GAME_OVER, EVENT_NONE
     from mountain_rummy_env.records import Recorder, RecordError, make_variant

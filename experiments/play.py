@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mountain_rummy_env import Game, player_view
-from mountain_rummy_env.core.state import EVENT_GAME_OVER, EVENT_NONE
+from mountain_rummy_env.core.state import EVENT_NONE
 
 
 @dataclass

@@ -256,7 +256,6 @@ def conclusion(stats: dict, missing: dict, cfg) -> str:
     for v, st in stats.items():
         p = st.point
         share = p.get("skill_share_hand_margin")
-        ns = p.get("n_star_margin")
         nsg = p.get("n_star_games_margin")
         lam = p.get("lambda_pairs")
         sl = p.get("skill_level[random]")

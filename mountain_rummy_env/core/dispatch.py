@@ -27,7 +27,8 @@ class FastCall:
         if len(args) != len(self.dtypes):
             return False
         for a, dtype in zip(args, self.dtypes):
-            if dtype is not None and (not isinstance(a, np.ndarray) or a.dtype != dtype
+            # identity, not equality: comparing record dtypes field by field costs microseconds
+            if dtype is not None and (not isinstance(a, np.ndarray) or a.dtype is not dtype
                                       or not a.flags.c_contiguous):
                 return False
         return True

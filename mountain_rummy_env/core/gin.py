@@ -38,13 +38,13 @@ from numba import njit
 from ..cards import NUM_RANKS
 from ..solver import nojoker_gain_kernel
 from .rules import (  # noqa: F401  (re-exported building blocks)
-    apply_layoff, apply_meld, deal, leave_hand, layoff_position, next_random, random_below,
+    apply_layoff, apply_meld, clear_game, deal, leave_hand, layoff_position, random_below,
     shuffle_deck,
 )
 from .batch import register_kernels
 from .spec import Spec
 from .state import (
-    BONUS_GIN, BONUS_UNDERCUT, END_EXHAUSTED, END_KNOCK, END_NONE, EVENT_GAME_OVER, EVENT_HAND_OVER,
+    BONUS_GIN, BONUS_UNDERCUT, END_EXHAUSTED, END_KNOCK, EVENT_GAME_OVER, EVENT_HAND_OVER,
     EVENT_NONE, LOC_DISCARD, LOC_HAND, MELD_EMPTY, MELD_WIDTH, PHASE_DRAW,
     PHASE_GAME_OVER, PHASE_HAND_OVER, PHASE_PLAY, PHASE_RESPONSE, state_dtype,
 )
@@ -305,20 +305,8 @@ def start_hand(s, spec):
 
 @njit(cache=True)
 def new_game(s, spec, seed, dealer, deck_given):
-    s.rng = np.uint64(seed)
-    s.hand_no = 0
-    for p in range(spec.num_players):
-        s.scores[p] = 0
-        s.h_credit[p] = 0
-        s.h_deadwood[p] = 0
-        s.h_sp[p] = 0
-        s.h_bonus[p] = 0
-        s.h_points[p] = 0
-    s.h_winner = -1
-    s.h_end_kind = END_NONE
-    s.h_ender = -1
-    s.h_bonus_kinds = 0
-    s.game_winner = -1
+    """As :func:`core.rules.new_game`, with a random first dealer and Gin's hand start."""
+    clear_game(s, spec, seed)
     saved = s.deck.copy()
     chosen = random_below(s, spec.num_players)
     shuffle_deck(s, spec)  # drawn even for a given deck, so later hands deal alike (records)
@@ -535,8 +523,8 @@ def next_hand(s, spec):
 
 
 __all__ = [
-    "GinSpec", "gin_state_dtype", "legal_mask", "apply_action", "step_batch", "mask_batch",
-    "new_game_batch", "next_hand", "deadwood", "MAX_CLEAR_DEPTH", "STEP_NAMES", "NUM_RANKS",
+    "GinSpec", "gin_state_dtype", "legal_mask", "apply_action", "new_game", "next_hand",
+    "deadwood", "MAX_CLEAR_DEPTH", "STEP_NAMES", "NUM_RANKS",
 ]
 
 

@@ -133,9 +133,8 @@ def deal(s, spec):
 
 
 @njit(cache=True)
-def new_game(s, spec, seed, dealer, deck_given):
-    """Start a game: seed the generator, pick the dealer (MR-6 unless ``dealer`` >= 0),
-    shuffle (unless ``deck_given``: ``s.deck`` already holds the order) and deal."""
+def clear_game(s, spec, seed):
+    """Seed the game's generator and clear the totals and the last hand's summary."""
     s.rng = np.uint64(seed)
     s.hand_no = 0
     for p in range(spec.num_players):
@@ -150,6 +149,13 @@ def new_game(s, spec, seed, dealer, deck_given):
     s.h_ender = -1
     s.h_bonus_kinds = 0
     s.game_winner = -1
+
+
+@njit(cache=True)
+def new_game(s, spec, seed, dealer, deck_given):
+    """Start a game: seed the generator, pick the dealer (MR-6 unless ``dealer`` >= 0),
+    shuffle (unless ``deck_given``: ``s.deck`` already holds the order) and deal."""
+    clear_game(s, spec, seed)
     saved = s.deck.copy()
     chosen = first_dealer(s, spec)
     shuffle_deck(s, spec)  # drawn even for a given deck, so later hands deal alike (records)
@@ -685,16 +691,14 @@ def card_placeable(s, spec, scratch, card):
 
 @njit(cache=True)
 def related_faces(face):
-    """Faces a placement must put on the table to make ``face`` newly placeable: its rank
-    (sets) and its suit neighbours (runs)."""
+    """Faces a placement must put on the table to make ``face`` newly placeable: its suit
+    neighbours, which extend a run up to it. (A set cannot take a fourth card and then
+    ``face`` too.)"""
     bits = np.uint64(0)
     rank = face % NUM_RANKS
     suit = face // NUM_RANKS
-    for s_ in range(4):
-        bits |= np.uint64(1) << np.uint64(s_ * NUM_RANKS + rank)
     for d in (-1, 1):
-        r = (rank + d) % NUM_RANKS
-        bits |= np.uint64(1) << np.uint64(suit * NUM_RANKS + r)
+        bits |= np.uint64(1) << np.uint64(suit * NUM_RANKS + (rank + d) % NUM_RANKS)
     return bits
 
 
@@ -760,42 +764,50 @@ def legal_mask(s, spec, mask, scratch):
     phase = s.phase
     if phase == PHASE_DRAW:
         mask[spec.a_draw] = 1
-        # cheap necessary test first: could the card's face join a meld with cards in hand,
-        # taken with it, or on the table?
+        # Cheap necessary tests first. A card taken deep is placed (a) in a meld with cards of
+        # the hand, taken with it, or detachable from the opponent's melds, (b) on a meld on
+        # the table, or (c) on a run after a suit neighbour (or a joker standing for one)
+        # went there first (MR-7.1); only then is the take simulated.
         p = s.current
         face_card, jokers, nj, size, free, shown_card, face_up = position_views(s, spec, p)
-        avail = hand_mask_bits(face_card)
+        held = hand_mask_bits(face_card)
+        detachable = np.uint64(0)
         for f in range(JOKER_FACE):
-            if face_up[f] > 0:
-                avail |= np.uint64(1) << np.uint64(f)
+            c = shown_card[f]
+            if c >= 0 and s.m_founder[s.meld_of[c]] != p:
+                detachable |= np.uint64(1) << np.uint64(f)
         for depth in range(s.discard_len):
             c = s.discard[s.discard_len - 1 - depth]
             f = spec.card_face[c]
             if f == JOKER_FACE:
                 nj += 1
             else:
-                avail |= np.uint64(1) << np.uint64(f)
+                held |= np.uint64(1) << np.uint64(f)
             if depth == 0:
                 mask[spec.a_take + c] = 1
                 continue
+            prep = True
             if f != JOKER_FACE:
-                possible = False
+                prep = ((held | detachable) & related_faces(f)) != 0 or nj > 0
+                possible = prep
+                avail = held | detachable
                 for k in range(spec.by_face_count[f]):
-                    if popcount(spec.t_mask[spec.by_face[f, k]] & ~avail) <= nj:
-                        possible = True
+                    if possible:
                         break
+                    possible = popcount(spec.t_mask[spec.by_face[f, k]] & ~avail) <= nj
+                for m in range(spec.max_melds):
+                    if possible:
+                        break
+                    possible = s.m_kind[m] != MELD_EMPTY and layoff_position(s, spec, m, f) >= 0
                 if not possible:
                     continue
-            # MR-7.1: legal only if the card can be placed this turn
             scratch[len(scratch) - 2] = s
             after = scratch[len(scratch) - 2]
             take_cards(after, depth)
             rest = scratch[: len(scratch) - 2]
             if card_placeable(after, spec, rest, c):
                 mask[spec.a_take + c] = 1
-                continue
-            probe_mask = np.zeros(spec.num_actions, np.int8)
-            if placement_mask(after, spec, probe_mask, rest, True) > 0:
+            elif prep and placement_mask(after, spec, np.zeros(spec.num_actions, np.int8), rest, True) > 0:
                 mask[spec.a_take + c] = 1
         return
     if phase == PHASE_RESPONSE:

@@ -34,7 +34,7 @@ import numpy as np
 from numba import njit
 
 from ..core.state import (
-    LOC_DISCARD, LOC_FACEDOWN, LOC_HAND, LOC_STOCK, LOC_TABLE, MELD_WIDTH, PHASE_GAME_OVER,
+    LOC_FACEDOWN, LOC_HAND, LOC_STOCK, LOC_TABLE, PHASE_GAME_OVER,
     PHASE_HAND_OVER, PHASE_RESPONSE,
 )
 

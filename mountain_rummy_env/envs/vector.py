@@ -58,7 +58,6 @@ these).
 
 from __future__ import annotations
 
-import sys
 from typing import Callable
 
 import numpy as np

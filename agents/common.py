@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from mountain_rummy_env.cards import JOKER_FACE, NUM_FACES, NUM_RANKS
+from mountain_rummy_env.core.state import PHASE_DRAW, PHASE_PLAY, PHASE_RESPONSE  # noqa: F401  (re-exported)
 from mountain_rummy_env.solver import best_arrangement, hand_mask_of
 
 FAMILIES = ("draw", "take", "meld", "regroup", "layoff", "discard", "knock", "base_camp", "done")

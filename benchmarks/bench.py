@@ -293,7 +293,6 @@ def profile_step(batch: int = 1024, seconds: float = 2.0) -> dict:
             n_learner += batch
             if len(snaps) < 40:
                 snaps.append(g.states.copy())
-            del sample_t
     finally:
         vec.advance, vec.encode_observations = orig_advance, orig_encode
     # the mask kernel alone, by phase, on the recorded positions

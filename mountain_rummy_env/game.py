@@ -223,6 +223,7 @@ class Game:
         s = self.states[index]
         kinds = tuple(name for bit, name in BONUS_NAMES.items() if s["h_bonus_kinds"] & bit)
         return HandSummary(
+            # in a game episode the next hand is already dealt, unless the game is over
             hand_no=int(s["hand_no"]) if not self.spec.episode_game or s["phase"] == PHASE_GAME_OVER
             else int(s["hand_no"]) - 1,
             end=END_NAMES[s["h_end_kind"]], ender=int(s["h_ender"]), winner=int(s["h_winner"]),

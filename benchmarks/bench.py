@@ -60,8 +60,12 @@ def bench_aec(variant: str, seconds: float) -> dict:
     from mountain_rummy_env import gin_rummy_v0, mountain_rummy_v0
 
     env = {"mountain": mountain_rummy_v0, "gin": gin_rummy_v0}[variant].env()
-    env.reset(seed=0)
     rng = np.random.default_rng(0)
+    env.reset(seed=1)  # one warm-up hand: compiling the encoder for this variant is not play
+    for agent in env.agent_iter():
+        obs, rew, term, trunc, info = env.last()
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    env.reset(seed=0)
     steps = games = 0
     t0 = time.perf_counter()
     while True:

@@ -74,63 +74,21 @@ def gin_state_dtype(num_cards: int, max_melds: int, num_players: int) -> np.dtyp
     return np.dtype(base.descr + GIN_FIELDS)
 
 
-class GinSpec(NamedTuple):
-    """Every :class:`Spec` field (same meanings; ``a_done`` is Gin's ``pass``) plus Gin's own."""
-
-    # --- Spec's fields, in order
-    num_players: int
-    num_naturals: int
-    num_cards: int
-    hand_size: int
-    max_melds: int
-    num_templates: int
-    knock_limit: int
-    camp_respond: bool
-    bonus_to_winner: bool
-    max_turns: int
-    target_score: int
-    episode_game: bool
-    base_bonus: int
-    high_bonus: int
-    undercut_bonus: int
-    summit_bonus: int
-    min_run_pos: int
-    max_run_pos: int
-    card_face: np.ndarray
-    hand_value: np.ndarray
-    rank_credit: np.ndarray
-    run_credit: np.ndarray
-    t_mask: np.ndarray
-    t_len: np.ndarray
-    t_faces: np.ndarray
-    t_kind: np.ndarray
-    t_suit: np.ndarray
-    t_rank: np.ndarray
-    t_lo: np.ndarray
-    t_hi: np.ndarray
-    t_pos: np.ndarray
-    by_face: np.ndarray
-    by_face_count: np.ndarray
-    a_draw: int
-    a_take: int
-    a_meld: int
-    a_regroup: int
-    a_layoff: int
-    a_discard: int
-    a_knock: int
-    a_base_camp: int
-    a_done: int
-    num_actions: int
-    # --- Gin
-    gin_bonus: int
-    tie_is_undercut: bool
-    openspiel: bool
-    max_meld_len: int          # OpenSpiel declares runs of at most 5 cards
-    max_upcard_draws: int      # OpenSpiel: the 50th up-card draw ends the hand (draw)
-    run_best: np.ndarray       # solver.fast_tables (joker-free exact deadwood)
-    tgain: np.ndarray
-    set_ids: np.ndarray
-    set_cnt: np.ndarray
+# Every Spec field (same meanings; ``a_done`` is Gin's ``pass``) plus Gin's own. A distinct
+# namedtuple type, so numba compiles Gin's kernels for it and the batch loops dispatch on it.
+GinSpec = NamedTuple("GinSpec", [
+    *Spec.__annotations__.items(),
+    ("gin_bonus", int),
+    ("tie_is_undercut", bool),
+    ("openspiel", bool),
+    ("max_meld_len", int),          # OpenSpiel declares runs of at most 5 cards
+    ("max_upcard_draws", int),      # OpenSpiel: the 50th up-card draw ends the hand (draw)
+    ("run_best", np.ndarray),       # solver.fast_tables (joker-free exact deadwood)
+    ("tgain", np.ndarray),
+    ("set_ids", np.ndarray),
+    ("set_cnt", np.ndarray),
+])
+GinSpec.__module__ = __name__
 
 
 assert GinSpec._fields[: len(Spec._fields)] == Spec._fields

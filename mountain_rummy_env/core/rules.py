@@ -669,15 +669,19 @@ def can_end_after(s, spec, a, size_after, free_after, scratch):
 
 
 @njit(cache=True)
+def candidate_buffers(spec):
+    """Arrays for :func:`placement_candidates`: room for every template twice (meld and
+    regroup) and four layoff faces per meld slot."""
+    n_max = 2 * spec.num_templates + 4 * spec.max_melds
+    return (np.empty(n_max, np.int64), np.empty(n_max, np.int64), np.empty(n_max, np.int64),
+            np.empty(n_max, np.int8), np.empty(n_max, np.uint64))
+
+
+@njit(cache=True)
 def card_placeable(s, spec, scratch, card):
     """Can ``card`` (the obligation card, in hand) be melded or laid off right now, leaving a
     way to end the turn?"""
-    n_max = 2 * spec.num_templates + 4 * spec.max_melds
-    acts = np.empty(n_max, np.int64)
-    n_hand = np.empty(n_max, np.int64)
-    free_used = np.empty(n_max, np.int64)
-    uses = np.empty(n_max, np.int8)
-    placed = np.empty(n_max, np.uint64)
+    acts, n_hand, free_used, uses, placed = candidate_buffers(spec)
     face = spec.card_face[card]
     count = placement_candidates(s, spec, face if face < JOKER_FACE else -1, acts, n_hand,
                                  free_used, uses, placed)
@@ -709,12 +713,7 @@ def placement_mask(s, spec, mask, scratch, check_end):
     With ``check_end`` (play phase) each must leave a way to end the turn. While a deep-draw
     obligation is pending (MR-7.1) a placement must use the obligation card, or leave it
     placeable straight afterwards (e.g. lay off 8H so that the obligation 9H fits next)."""
-    n_max = 2 * spec.num_templates + 4 * spec.max_melds
-    acts = np.empty(n_max, np.int64)
-    n_hand = np.empty(n_max, np.int64)
-    free_used = np.empty(n_max, np.int64)
-    uses = np.empty(n_max, np.int8)
-    placed = np.empty(n_max, np.uint64)
+    acts, n_hand, free_used, uses, placed = candidate_buffers(spec)
     count = placement_candidates(s, spec, -1, acts, n_hand, free_used, uses, placed)
     nj, size, free, _ = hand_view(s, spec, s.current, np.empty(JOKER_FACE, np.int16),
                                   np.empty(8, np.int16))

@@ -8,7 +8,8 @@ import json
 import numpy as np
 
 from experiments.luck_skill import LuckSkillConfig, run_study
-from experiments.luck_skill.runner import collect, load_rows, play_duplicate
+from experiments.luck_skill.runner import collect, play_duplicate
+from experiments.tournament import load_results
 
 
 def _cfg(**kw):
@@ -32,14 +33,14 @@ def test_study_end_to_end_and_resume(tmp_path):
     assert "mountain-rummy luck-skill --test" in md.split("\n```\n")[1]
     assert "nosuchvariant: not measured" in md
     assert (tmp_path / "data" / "summary.csv").exists()
-    rows = load_rows(tmp_path / "runs" / "mountain" / "results.jsonl")
+    rows = load_results(tmp_path / "runs" / "mountain" / "results.jsonl")
     # 3 ladder pairs x 3 deals + 3 self-play deals + 1 game
     assert len(rows) == 3 * 3 + 3 + 1
     # resume: nothing new is played, the same rows come back
     again = collect(cfg, "mountain", ["random", "greedy", "rules"], tmp_path / "runs" / "mountain",
                     progress=False)
     assert len(again) == len(rows)
-    assert len(load_rows(tmp_path / "runs" / "mountain" / "results.jsonl")) == len(rows)
+    assert len(load_results(tmp_path / "runs" / "mountain" / "results.jsonl")) == len(rows)
 
 
 def test_torn_line_is_skipped_and_replayed(tmp_path):

@@ -19,6 +19,7 @@ import multiprocessing as mp
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from experiments.tournament import load_results
 
 DEFAULT_LADDER = ("random", "greedy", "rules", "search:budget=8", "search:budget=32")
 
@@ -269,22 +270,6 @@ def agent_supported(variant: str, options: dict, spec: str, seed: int = 0) -> tu
 
 # -- the driver ----------------------------------------------------------------------------
 
-def load_rows(path) -> list[dict]:
-    rows = []
-    p = Path(path)
-    if not p.exists():
-        return rows
-    with p.open() as fh:
-        for line in fh:
-            line = line.strip()
-            if line:
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError:
-                    continue  # a torn last line of an interrupted run
-    return rows
-
-
 def _key(row_or_job, variant=None, options=None, seed=None):
     if isinstance(row_or_job, dict):
         r = row_or_job
@@ -303,7 +288,7 @@ def collect(cfg: LuckSkillConfig, variant: str, agents: list[str], out_dir, *,
     path = out / "results.jsonl"
     options = cfg.options_for(variant)
     jobs = cfg.jobs(variant, agents)
-    have = {_key(r) for r in load_rows(path)}
+    have = {_key(r) for r in load_results(path)}
     todo = [j for j in jobs if _key(j, variant, options, cfg.seed) not in have]
     # slow jobs first so the pool's tail is short
     todo.sort(key=lambda j: 0 if any(x.startswith(("search", "clairvoyant")) for x in j[1:3]) else 1)
@@ -333,7 +318,7 @@ def collect(cfg: LuckSkillConfig, variant: str, agents: list[str], out_dir, *,
     wanted = {_key(j, variant, options, cfg.seed) for j in jobs}
     seen = set()
     rows = []
-    for r in load_rows(path):
+    for r in load_results(path):
         k = _key(r)
         if k in wanted and k not in seen:
             seen.add(k)
@@ -347,7 +332,7 @@ def stored_rows(cfg: LuckSkillConfig, variant: str, out_dir) -> list[dict]:
     agents = {x for j in cfg.jobs(variant, _all_specs(cfg)) for x in j[1:3]}
     wanted = {_key(j, variant, options, cfg.seed) for j in cfg.jobs(variant, sorted(agents))}
     seen, rows = set(), []
-    for r in load_rows(Path(out_dir) / "results.jsonl"):
+    for r in load_results(Path(out_dir) / "results.jsonl"):
         k = _key(r)
         if k in wanted and k not in seen:
             seen.add(k)

@@ -49,19 +49,101 @@ class AgentSpecError(ValueError):
     """A spec string that names no agent, or gives it bad parameters."""
 
 
-# name -> (factory(seed, **params), {param: type}, one-line help)
-_REGISTRY: dict[str, tuple[Callable[..., Agent], dict[str, type], str]] = {}
+class ByVariant(Agent):
+    """One agent name with a strategy per variant (``greedy`` plays Mountain and Gin alike).
+
+    Every strategy that takes the given parameters is built at once, with the agent's seed
+    (so bad values fail here); each view goes to the strategy of its variant.
+    """
+
+    def __init__(self, name: str, strategies: dict, seed, params: dict, kwargs: dict):
+        super().__init__(seed=seed)
+        self._agent_name, self._strategies = name, strategies
+        self._seed, self._params, self._kwargs = seed, params, kwargs
+        self._built: dict[str, Agent] = {}
+        self._active: Agent | None = None
+        for variant, cls in strategies.items():
+            if set(params) <= _accepted(cls):
+                self.strategy_for(variant)
+        if not self._built:
+            raise AgentSpecError(f"no strategy of agent {name!r} takes the parameters "
+                                 f"{', '.join(sorted(params))}")
+
+    def strategy_for(self, variant_name: str) -> Agent:
+        """The strategy playing ``variant_name`` (built on first use)."""
+        hit = self._built.get(variant_name)
+        if hit is None:
+            cls = self._strategies.get(variant_name)
+            if cls is None:
+                raise AgentSpecError(f"agent {self._agent_name!r} has no strategy for variant "
+                                     f"{variant_name!r} (it plays: {', '.join(self._strategies)})")
+            unknown = set(self._params) - _accepted(cls)
+            if unknown:
+                raise AgentSpecError(f"parameter(s) {', '.join(sorted(unknown))} of agent "
+                                     f"{self._agent_name!r} do not apply to {variant_name!r}")
+            hit = self._built[variant_name] = cls(seed=self._seed, **self._params, **self._kwargs)
+        return hit
+
+    def reset(self) -> None:
+        if self._active is not None:
+            self._active.reset()
+
+    def act(self, view, mask) -> int:
+        return self._select(view).act(view, mask)
+
+    def __setattr__(self, key, value):
+        super().__setattr__(key, value)
+        if key == "name":  # the spec string: the strategies report it too
+            for strategy in self._built.values():
+                strategy.name = value
+
+    def action_probabilities(self, view, mask) -> np.ndarray:
+        return self._select(view).action_probabilities(view, mask)
+
+    def _select(self, view) -> Agent:
+        strategy = self.strategy_for(view.variant.name)
+        if strategy is not self._active:
+            self._active = strategy
+            strategy.reset()
+        return strategy
 
 
-def register(name: str, params: dict[str, type] | None = None, help: str = ""):
+def _accepted(cls) -> set[str]:
+    import inspect
+    return set(inspect.signature(cls.__init__).parameters) - {"self", "seed"}
+
+
+class _Entry:
+    """A registered name: one factory for every variant, or a strategy class per variant."""
+
+    def __init__(self):
+        self.factory: Callable[..., Agent] | None = None
+        self.strategies: dict[str, type] = {}
+        self.params: dict[str, type] = {}
+        self.help = ""
+
+
+_REGISTRY: dict[str, _Entry] = {}
+
+
+def register(name: str, params: dict[str, type] | None = None, help: str = "", *,
+             variant: str | None = None):
     """Class decorator / function: register an agent factory under ``name``.
 
     ``params`` maps each accepted parameter to its type (``int``, ``float``, ``str``); spec
-    strings give them as ``name:key=value,key=value``.
+    strings give them as ``name:key=value,key=value``. Without ``variant`` the factory
+    plays every variant; with it, the class is ``name``'s strategy for that variant only
+    (several classes may share a name, one per variant, see :class:`ByVariant`).
     """
 
     def deco(factory):
-        _REGISTRY[name] = (factory, dict(params or {}), help)
+        entry = _REGISTRY.setdefault(name, _Entry())
+        if variant is None:
+            entry.factory = factory
+        else:
+            entry.strategies[variant] = factory
+        entry.params.update(params or {})
+        entry.help = entry.help or help
         return factory
 
     return deco
@@ -71,9 +153,10 @@ def registered() -> dict[str, str]:
     """Registered agent names with their help line and parameters."""
     _load_builtins()
     out = {}
-    for name, (_, params, help) in sorted(_REGISTRY.items()):
-        ps = ", ".join(f"{k} ({t.__name__})" for k, t in params.items())
-        out[name] = help + (f" [params: {ps}]" if ps else "")
+    for name, entry in sorted(_REGISTRY.items()):
+        ps = ", ".join(f"{k} ({t.__name__})" for k, t in entry.params.items())
+        plays = f" [variants: {', '.join(entry.strategies)}]" if entry.strategies else ""
+        out[name] = entry.help + plays + (f" [params: {ps}]" if ps else "")
     return out
 
 
@@ -93,17 +176,19 @@ def parse_spec(spec: str) -> tuple[str, dict]:
     return name.strip().lower(), params
 
 
-def make_agent(spec: str, seed=None, **kwargs) -> Agent:
+def make_agent(spec: str, seed=None, variant: str | None = None, **kwargs) -> Agent:
     """Build an agent from a spec string such as ``random``, ``rules`` or ``search:budget=200``.
 
-    ``kwargs`` are passed to the factory as is (e.g. ``stdin=``/``stdout=`` for ``human``).
+    With ``variant`` (a variant name) the agent is that variant's strategy, checked now;
+    without it, an agent that plays every variant it has a strategy for (:class:`ByVariant`). ``kwargs`` are passed to the factory as is (e.g. ``stdin=`` for ``human``).
     """
     _load_builtins()
     name, raw = parse_spec(spec)
     if name not in _REGISTRY:
         raise AgentSpecError(f"unknown agent {name!r} in spec {spec!r}; known: "
                              f"{', '.join(sorted(_REGISTRY))}")
-    factory, types, _ = _REGISTRY[name]
+    entry = _REGISTRY[name]
+    types = entry.params
     params = {}
     for key, value in raw.items():
         if key not in types:
@@ -115,7 +200,12 @@ def make_agent(spec: str, seed=None, **kwargs) -> Agent:
             raise AgentSpecError(f"parameter {key}={value!r} of agent {name!r} must be "
                                  f"{types[key].__name__}") from None
     try:
-        agent = factory(seed=seed, **params, **kwargs)
+        if entry.factory is not None:
+            agent = entry.factory(seed=seed, **params, **kwargs)
+        else:
+            agent = ByVariant(name, entry.strategies, seed, params, kwargs)
+            if variant is not None:
+                agent = agent.strategy_for(variant)   # bad parameters fail here, not mid-game
     except ValueError as err:
         raise AgentSpecError(f"agent spec {spec!r}: {err}") from err
     agent.name = spec.strip()

@@ -1,17 +1,27 @@
-"""A compiled playout policy for the search agent's rollouts (numba).
+"""Compiled playout policies for the search agent's rollouts (numba), one per variant.
 
-Per step it reads the legal mask and the current hand only: takes the top discard when it
-completes a meld with the hand, otherwise draws stock; makes the legal meld with the most
-cards, then any layoff; ends with Base Camp, else a knock (highest card face down), else
-discards the least connected high card. Cheap enough for hundreds of playouts a decision.
+Each reads the legal mask and the current hand only, and is cheap enough for hundreds of
+playouts a decision. :func:`playout_batch` is written once; numba picks the policy by the
+spec's type (:data:`POLICY_BY_SPEC`), as :mod:`mountain_rummy_env.core.batch` picks rules.
+
+* Mountain (:func:`mountain_action`): takes the top discard when it completes a meld with
+  the hand, otherwise draws stock; makes the legal meld with the most cards, then any
+  layoff; ends with Base Camp, else a knock (highest card face down), else discards the
+  least connected high card.
+* Gin (:func:`gin_action`): takes the up-card when it goes into a meld (exact deadwood),
+  else draws (passes on the first offer); knocks as soon as it may, with the discard that
+  leaves the least deadwood, else discards that card; melds an optimal arrangement; lays
+  off every card that lowers its deadwood.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.extending import overload
 
-from mountain_rummy_env.core import rules
+from mountain_rummy_env.core import batch, gin
+from mountain_rummy_env.core.spec import Spec
 from mountain_rummy_env.core.state import (
     EVENT_NONE, LOC_HAND, PHASE_DRAW, PHASE_RESPONSE,
 )
@@ -42,8 +52,8 @@ def _connect(face, counts):
 
 
 @njit(cache=True)
-def fast_action(s, spec, mask):
-    """The playout policy's action for the current player of ``s`` (mask must be current)."""
+def mountain_action(s, spec, mask):
+    """Mountain's playout action for the current player of ``s`` (mask must be current)."""
     p = s.current
     counts = np.zeros(JOKER_FACE + 1, np.int64)
     hand_bits = np.uint64(0)
@@ -113,6 +123,74 @@ def fast_action(s, spec, mask):
 
 
 @njit(cache=True)
+def _gin_best_removal(spec, bits, mask, offset):
+    """Card ``c`` with ``mask[offset + c]`` whose removal leaves the least deadwood (ties:
+    the higher card), or -1."""
+    best = -1
+    best_dw = 1 << 30
+    for c in range(spec.num_cards):
+        if mask[offset + c] == 0:
+            continue
+        dw = gin.deadwood(spec, bits & ~(np.int64(1) << np.int64(c)))
+        if dw < best_dw or (dw == best_dw and spec.hand_value[c] > spec.hand_value[best]):
+            best = c
+            best_dw = dw
+    return best
+
+
+@njit(cache=True)
+def gin_action(s, spec, mask):
+    """Gin's playout action for the current player of ``s`` (mask must be current)."""
+    p = s.current
+    bits = gin.hand_bits(s, spec, p)
+    step = s.g_step
+    if step == gin.OFFER or step == gin.DRAW or step == gin.WALL:
+        top = gin.top_card(s)
+        if top >= 0 and mask[spec.a_take + top]:
+            with_top = bits | (np.int64(1) << np.int64(top))
+            if (step == gin.WALL or gin.deadwood(spec, with_top)
+                    < gin.deadwood(spec, bits) + spec.hand_value[top]):
+                return spec.a_take + top
+        return spec.a_draw if mask[spec.a_draw] else spec.a_done
+    if step == gin.DISCARD or step == gin.KNOCK_ONLY:
+        c = _gin_best_removal(spec, bits, mask, spec.a_knock)
+        if c >= 0:
+            return spec.a_knock + c
+        return spec.a_discard + _gin_best_removal(spec, bits, mask, spec.a_discard)
+    if step == gin.LAYOFF:
+        dw = gin.deadwood(spec, bits)
+        for c in range(spec.num_cards):
+            if mask[spec.a_layoff + c] and gin.deadwood(
+                    spec, bits & ~(np.int64(1) << np.int64(c))) < dw:
+                return spec.a_layoff + c
+        return spec.a_done
+    # meld steps: a meld of an optimal arrangement, then pass
+    dw = gin.deadwood(spec, bits)
+    for t in range(spec.num_templates):
+        if mask[spec.a_meld + t] and gin.deadwood(spec, bits & ~np.int64(spec.t_mask[t])) == dw:
+            return spec.a_meld + t
+    if mask[spec.a_done]:
+        return spec.a_done
+    for a in range(spec.num_actions):
+        if mask[a]:
+            return a
+    return -1
+
+
+POLICY_BY_SPEC: dict = {Spec: mountain_action, gin.GinSpec: gin_action}
+
+
+def fast_action(s, spec, mask):  # pragma: no cover - compiled only, resolved by spec type
+    raise NotImplementedError("compiled only: resolved by spec type")
+
+
+@overload(fast_action)
+def _fast_action(s, spec, mask):
+    fn = POLICY_BY_SPEC[spec.instance_class]
+    return lambda s, spec, mask: fn(s, spec, mask)
+
+
+@njit(cache=True)
 def playout_batch(states, spec, masks, scratch, values, me, finished):
     """Play every game in ``states`` to the end of its hand with :func:`fast_action`;
     ``values[b]`` = hand points of ``me`` minus the opponent's. Masks must be current;
@@ -126,7 +204,7 @@ def playout_batch(states, spec, masks, scratch, values, me, finished):
         event = EVENT_NONE
         while event == EVENT_NONE:
             a = fast_action(s, spec, masks[b])
-            event = rules.apply_action(s, spec, a)
+            event = batch.apply_action(s, spec, a)
             if event == EVENT_NONE:
-                rules.legal_mask(s, spec, masks[b], scratch)
+                batch.legal_mask(s, spec, masks[b], scratch)
         values[b] = s.h_points[me] - s.h_points[(me + 1) % P]

@@ -142,7 +142,7 @@ class HeuristicAgent(Agent):
         return self.best_by_value(view, cands, off)
 
 
-@register("greedy", help="melds/lays off at once (solver), takes discards that meld, "
+@register("greedy", variant="mountain", help="melds/lays off at once (solver), takes discards that meld, "
                          "discards its worst deadwood, knocks/camps when legal")
 class GreedyAgent(HeuristicAgent):
     pass

@@ -4,14 +4,16 @@ On top of the greedy skeleton (:class:`agents.greedy.HeuristicAgent`) it
 
 * tracks the hand: the cards the opponent took from the discard pile (still known to be in
   its hand) and the cards it discarded;
-* discards to keep its own prospects (solver deadwood, connected cards kept) while not
-  feeding the opponent: a card that completes or extends a meld with the opponent's known
-  cards is heavily penalised, cards of ranks/suits the opponent threw away are preferred;
+* discards by expected points: the solver's points of the hand left plus ``outs_weight`` x
+  the mean gain of one more unseen card, less a feeding penalty for a card that completes or
+  extends a meld with the opponent's known cards or lays off on a table meld; cards of
+  ranks/suits the opponent threw away are preferred (``outs=0``: the older discard by
+  deadwood and connectivity);
 * takes deep discard-pile draws by solver points gain, counting every card taken with it;
-* weighs the camps against knocking: with nothing melded on earlier turns and a hand close
-  to complete it holds its melds for a Summit (50/60 bonus) while the opponent is far from
-  going out; it keeps playing for Base/High Camp instead of knocking when its hand is nearly
-  out and the stock is long; it knocks at once when the opponent is close to going out.
+* knocks and camps as soon as it may: waiting for a lead in points or for lower deadwood
+  was measured to lose points against opponents that go out at once (docs/agents.md);
+  ``summit=1`` holds its melds for a Summit (50/60 bonus) while the opponent is far from
+  going out (measured worse too, off by default).
 """
 
 from __future__ import annotations
@@ -56,23 +58,19 @@ def _adjacent(a, b):
     return min(d, 13 - d) if 0 in (_rank(a), _rank(b)) else d
 
 
-@register("rules", params={"summit": int, "hold_opp": int, "camp_stock": int, "outs": int,
-                           "outs_weight": float, "feed_weight": float, "knock_max": int,
-                           "knock_opp": int}, help="tracks the opponent's takes and discards, avoids feeding its melds, "
-                        "weighs Summit/camps against knocking, uses deep draws")
+@register("rules", params={"summit": int, "hold_opp": int, "outs": int, "outs_weight": float,
+                           "feed_weight": float}, variant="mountain",
+          help="tracks the opponent's takes and discards, avoids feeding its melds, "
+               "discards by expected points, can hold melds for a Summit, uses deep draws")
 class RulesAgent(HeuristicAgent):
-    def __init__(self, seed=None, summit: int = 0, hold_opp: int = 7, camp_stock: int = 100,
-                 outs: int = 1, outs_weight: float = 2.0, feed_weight: float = 1.5, knock_max: int = 10,
-                 knock_opp: int = 5):
+    def __init__(self, seed=None, summit: int = 0, hold_opp: int = 7, outs: int = 1,
+                 outs_weight: float = 2.0, feed_weight: float = 1.5):
         super().__init__(seed=seed)
-        self.knock_max = knock_max
-        self.knock_opp = knock_opp
         self.outs = bool(outs)
         self.outs_weight = outs_weight
         self.feed_weight = feed_weight
         self.summit = bool(summit)
         self.hold_opp = hold_opp
-        self.camp_stock = camp_stock
         self.reset()
 
     def reset(self) -> None:
@@ -241,19 +239,3 @@ class RulesAgent(HeuristicAgent):
             return True                   # everything goes down now: Summit + camp
         return not (left <= 3 and view.opponent_hand_size >= self.hold_opp
                     and view.stock_size >= 10 and len(arr.melds) >= 2)
-
-    def wants_to_knock(self, view, by) -> bool:
-        if self.knock_max < 10 and view.opponent_hand_size > self.knock_opp and view.stock_size >= 6:
-            v = view.variant
-            faces = faces_of(v, view.hand)
-            dw = sum(hand_value_of(v, f) for f in faces)
-            best_left = dw - max(hand_value_of(v, int(a - v.layout.knock)) for a in by[KNOCK])
-            if best_left > self.knock_max:
-                return False
-        if view.opponent_hand_size <= 4 or view.stock_size < self.camp_stock:
-            return True
-        faces = faces_of(view.variant, view.hand)
-        if len(faces) <= 2 and JOKER_FACE not in faces:
-            # one card would remain after knocking: play on for a Base Camp (+10)
-            return False
-        return True

@@ -1,7 +1,7 @@
 """``search``: determinised Monte Carlo search (perfect-information Monte Carlo).
 
-At each decision that matters (the draw, and how to end the turn) it lists candidate
-actions, then ``budget`` times in all: samples the hidden cards consistently with what
+At each decision that matters (for Mountain: the draw, and how to end the turn) it lists
+candidate actions, then ``budget`` times in all: samples the hidden cards consistently with what
 its player has seen (the opponent's hand size and the cards known to be in it, the stock
 size, every card face up), writes the sample into a copy of the game's state record,
 plays a candidate and finishes the hand with the compiled playout policy
@@ -15,24 +15,15 @@ from __future__ import annotations
 import numpy as np
 
 from mountain_rummy_env.core import rules
+from mountain_rummy_env.core.batch import step_batch
 from mountain_rummy_env.core.state import (
     EVENT_NONE, LOC_FACEDOWN, LOC_HAND, LOC_STOCK, PHASE_DRAW, PHASE_PLAY,
 )
 
 from .base import register
-from .common import (
-    BASE_CAMP, DISCARD, DRAW, KNOCK, TAKE, legal_by_family,
-)
+from .common import BASE_CAMP, DISCARD, DRAW, KNOCK, legal_by_family
 from .fastpolicy import playout_batch
 from .rules import RulesAgent
-
-
-def _batch_step():
-    try:
-        from mountain_rummy_env.core.batch import step_batch
-    except ImportError:  # older engine layout
-        step_batch = rules.step_batch
-    return step_batch
 
 
 def hidden_pool(view) -> np.ndarray:
@@ -77,20 +68,66 @@ def determinise(view, n: int, rng) -> np.ndarray:
     return states
 
 
-@register("search", params={"budget": int, "discards": int, "z": float},
+class MonteCarloSearch:
+    """Determinised rollout evaluation of candidate actions, for any variant.
+
+    Mixed into a heuristic agent: ``search`` plays each candidate on ``budget`` sampled
+    deals (common random numbers across candidates) and keeps the heuristic's own choice,
+    which must be candidate 0, unless another is better by ``z`` standard errors of the
+    paired difference.
+    """
+
+    budget: int = 200
+    z: float = 1.0
+    _scratch = None
+
+    def search(self, view, mask, cands) -> int:
+        v = view.variant
+        k = len(cands)
+        n = max(2, self.budget // k)
+        base = determinise(view, n, self.rng)
+        states = np.repeat(base, k, axis=0)          # sample-major: row = sample * k + cand
+        actions = np.tile(np.asarray(cands, dtype=np.int64), n)
+        masks = np.repeat(np.asarray(mask, dtype=np.int8)[None], n * k, axis=0)
+        events = np.zeros(n * k, dtype=np.int8)
+        if self._scratch is None or self._scratch.dtype != v.dtype:
+            self._scratch = np.zeros(rules.MAX_CLEAR_DEPTH + 4, dtype=v.dtype)
+        step_batch(states, v.spec, actions, masks, events, self._scratch)
+        values = np.zeros(n * k, dtype=np.float64)
+        playout_batch(states, v.spec, masks, self._scratch, values, view.player,
+                      (events != EVENT_NONE).astype(np.int8))
+        vals = values.reshape(n, k)
+        means = vals.mean(axis=0)
+        self.last_values = dict(zip(cands, means.tolist()))
+        best = int(np.argmax(means))
+        if best == 0:
+            return int(cands[0])
+        diff = vals[:, best] - vals[:, 0]
+        se = diff.std(ddof=1) / np.sqrt(n)
+        return int(cands[best]) if diff.mean() > self.z * se else int(cands[0])
+
+
+def check_search_params(budget: int, z: float) -> None:
+    if budget < 1:
+        raise ValueError(f"budget must be >= 1, got {budget}")
+    if z < 0:
+        raise ValueError(f"z must be >= 0, got {z}")
+
+
+@register("search", params={"budget": int, "discards": int, "z": float}, variant="mountain",
           help="determinised Monte Carlo: samples hidden cards, rolls out each candidate "
                "with a compiled playout policy; budget = playouts per decision")
-class SearchAgent(RulesAgent):
+class SearchAgent(MonteCarloSearch, RulesAgent):
+    """Mountain: searches the draw and the end of the turn; placements follow the rules player."""
+
     def __init__(self, seed=None, budget: int = 200, discards: int = 3, z: float = 1.0):
         super().__init__(seed=seed)
-        if budget < 1:
-            raise ValueError(f"budget must be >= 1, got {budget}")
+        check_search_params(budget, z)
         if discards < 1:
             raise ValueError(f"discards must be >= 1, got {discards}")
         self.budget = budget
         self.discards = discards
         self.z = z
-        self._scratch = None
 
     def act(self, view, mask) -> int:
         legal = np.flatnonzero(mask)
@@ -137,41 +174,3 @@ class SearchAgent(RulesAgent):
             vals = self.discard_values(view, by)
             cands += sorted(vals, key=lambda a: -vals[a])[: self.discards]
         return list(dict.fromkeys(cands))
-
-    def search(self, view, mask, cands) -> int:
-        v = view.variant
-        k = len(cands)
-        n = max(2, self.budget // k)
-        base = determinise(view, n, self.rng)
-        states = np.repeat(base, k, axis=0)          # sample-major: row = sample * k + cand
-        actions = np.tile(np.asarray(cands, dtype=np.int64), n)
-        masks = np.repeat(np.asarray(mask, dtype=np.int8)[None], n * k, axis=0)
-        events = np.zeros(n * k, dtype=np.int8)
-        if self._scratch is None or self._scratch.dtype != v.dtype:
-            self._scratch = np.zeros(rules.MAX_CLEAR_DEPTH + 4, dtype=v.dtype)
-        step = _batch_step()
-        step(states, v.spec, actions, masks, events, self._scratch)
-        values = np.zeros(n * k, dtype=np.float64)
-        playout_batch(states, v.spec, masks, self._scratch, values, view.player,
-                      (events != EVENT_NONE).astype(np.int8))
-        vals = values.reshape(n, k)
-        means = vals.mean(axis=0)
-        self.last_values = dict(zip(cands, means.tolist()))
-        best = int(np.argmax(means))
-        if best == 0:
-            return int(cands[0])
-        # override the rules player's choice (candidate 0) only when the paired difference
-        # on the common samples is clearly positive
-        diff = vals[:, best] - vals[:, 0]
-        se = diff.std(ddof=1) / np.sqrt(n) if n > 1 else np.inf
-        if diff.mean() > self.z * se:
-            return int(cands[best])
-        return int(cands[0])
-
-    def action_probabilities(self, view, mask) -> np.ndarray:
-        probs = np.zeros(len(mask))
-        probs[self.act(view, mask)] = 1.0
-        return probs
-
-
-_ = (DRAW, TAKE)

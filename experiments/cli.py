@@ -43,8 +43,11 @@ def _options(text):
     return value
 
 
+VARIANTS = ("mountain", "gin")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    from experiments.tournament import DEFAULT_AGENTS
+    from experiments.tournament import DEFAULT_AGENTS, SCHEDULES
 
     parser = argparse.ArgumentParser(
         prog="mountain-rummy", description="Mountain Rummy: tournaments, play and replays.")
@@ -58,6 +61,11 @@ def build_parser() -> argparse.ArgumentParser:
                                    "and ratings.png to --out.")
     t.add_argument("--agents", nargs="+", default=list(DEFAULT_AGENTS), metavar="SPEC",
                    help="agent specs, space separated (default: %(default)s)")
+    t.add_argument("--variant", choices=VARIANTS, default="mountain",
+                   help="game to play (default: %(default)s)")
+    t.add_argument("--schedule", choices=SCHEDULES, default="round-robin",
+                   help="round-robin: every pair; ladder: each agent against the next one in "
+                        "--agents only (default: %(default)s)")
     t.add_argument("--deals", type=_positive, default=60, help="deals per pair (default: 60)")
     t.add_argument("--search-deals", type=_nonneg, default=8,
                    help="deals for pairs with a search agent; 0 = same as --deals (default: 8)")
@@ -80,8 +88,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", action="store_true",
                    help="play a whole game to the target score instead of one hand")
     p.add_argument("--target", type=_positive, default=None,
-                   help="target score of a --game (default: the variant's, 1000)")
+                   help="target score of a --game (default: the variant's: 1000 Mountain, 100 Gin)")
     p.add_argument("--record", metavar="FILE", help="save the JSON game record here")
+    p.add_argument("--variant", choices=VARIANTS, default="mountain",
+                   help="game to play (default: %(default)s)")
     p.add_argument("--options", type=_options, default={}, help="variant options as JSON")
 
     r = sub.add_parser("replay", help="replay a saved JSON game record and print its log",
@@ -103,16 +113,17 @@ def cmd_tournament(args) -> int:
         raise SystemExit("error: --agents needs at least two different agent specs")
     for spec in args.agents:
         try:
-            make_agent(spec)
+            make_agent(spec, variant=args.variant)
         except AgentSpecError as err:
             raise SystemExit(f"error: {err}")
     try:
-        make_variant("mountain", dict(args.options))
+        make_variant(args.variant, dict(args.options))
     except (RecordError, ValueError, TypeError) as err:
         raise SystemExit(f"error: bad --options: {err}")
     cfg = TournamentConfig(agents=list(args.agents), deals=args.deals,
                            slow_deals=args.search_deals or None, seed=args.seed,
-                           workers=args.workers, variant_options=dict(args.options))
+                           workers=args.workers, variant=args.variant,
+                           variant_options=dict(args.options), schedule=args.schedule)
     rows = run_tournament(cfg, args.out, resume=args.resume, progress=not args.no_progress)
     pairs, ratings = summarise(rows, cfg.agents)
     paths = write_report(pairs, ratings, args.out)
@@ -132,11 +143,13 @@ def cmd_play(args) -> int:
     if args.target is not None:
         options["target_score"] = args.target
     try:
-        variant = make_variant("mountain", options)
+        variant = make_variant(args.variant, options)
     except (RecordError, ValueError, TypeError) as err:
         raise SystemExit(f"error: bad variant options: {err}")
     try:
-        agents = [make_agent(args.p0, seed=args.seed), make_agent(args.p1, seed=None if args.seed is None else args.seed + 1)]
+        agents = [make_agent(spec, seed=None if args.seed is None else args.seed + seat,
+                             variant=args.variant)
+                  for seat, spec in enumerate((args.p0, args.p1))]
     except AgentSpecError as err:
         raise SystemExit(f"error: {err}")
     seed = args.seed if args.seed is not None else int.from_bytes(__import__("os").urandom(4), "little")

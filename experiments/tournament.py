@@ -17,6 +17,7 @@ import itertools
 import json
 import multiprocessing as mp
 import os
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from .play import play_hand
 from .stats import bootstrap_ci, rating_intervals
 
 DEFAULT_AGENTS = ("random", "greedy", "rules", "search:budget=60")
+SCHEDULES = ("round-robin", "ladder")
 
 
 @dataclass
@@ -40,6 +42,16 @@ class TournamentConfig:
     workers: int = 2
     variant: str = "mountain"
     variant_options: dict = field(default_factory=dict)
+    schedule: str = "round-robin"        # or "ladder": each agent against the next one only
+
+    def __post_init__(self):
+        if self.schedule not in SCHEDULES:
+            raise ValueError(f"schedule must be one of {SCHEDULES}, got {self.schedule!r}")
+
+    def pairs(self) -> list[tuple[str, str]]:
+        if self.schedule == "ladder":
+            return list(zip(self.agents, self.agents[1:]))
+        return list(itertools.combinations(self.agents, 2))
 
     def deals_for(self, a: str, b: str) -> int:
         slow = any(x.startswith("search") for x in (a, b))
@@ -47,7 +59,7 @@ class TournamentConfig:
 
     def jobs(self) -> list[tuple[str, str, int]]:
         out = []
-        for a, b in itertools.combinations(self.agents, 2):
+        for a, b in self.pairs():
             for k in range(self.deals_for(a, b)):
                 out.append((a, b, self.seed + k))
         return out
@@ -126,6 +138,22 @@ def load_results(path) -> list[dict]:
     return rows
 
 
+@contextmanager
+def appending(path):
+    """``path`` opened for appending JSON lines; a torn last line (an interrupted write) is
+    ended first, so the next row starts on its own line and is not lost on reading."""
+    p = Path(path)
+    if p.exists() and p.stat().st_size:
+        with p.open("rb") as fh:
+            fh.seek(-1, os.SEEK_END)
+            torn = fh.read(1) != b"\n"
+        if torn:
+            with p.open("a") as fh:
+                fh.write("\n")
+    with p.open("a") as fh:
+        yield fh
+
+
 def run_tournament(cfg: TournamentConfig, out_dir, *, resume: bool = True,
                    progress: bool = True, max_jobs: int | None = None) -> list[dict]:
     """Play the missing deals of ``cfg`` into ``out_dir/results.jsonl``; returns all rows
@@ -146,7 +174,7 @@ def run_tournament(cfg: TournamentConfig, out_dir, *, resume: bool = True,
     if progress and todo:
         from tqdm import tqdm
         bar = tqdm(total=len(todo), desc="deals", unit="deal", dynamic_ncols=True)
-    with path.open("a") as fh:
+    with appending(path) as fh:
         def sink(row):
             fh.write(json.dumps(row) + "\n")
             fh.flush()
@@ -247,11 +275,10 @@ def write_report(pairs, ratings, out_dir) -> dict:
 
 
 def plot(pairs, ratings, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # no pyplot: leaves the caller's backend alone
 
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    fig = Figure(figsize=(12, 4.5))
+    axes = fig.subplots(1, 2)
     order = sorted(ratings, key=lambda n: ratings[n][0])
     r = np.array([ratings[n][0] for n in order])
     lo = np.array([ratings[n][1] for n in order])
@@ -271,5 +298,4 @@ def plot(pairs, ratings, path):
     axes[1].set_title("Pairs (duplicate deals)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
-    plt.close(fig)
     return Path(path)

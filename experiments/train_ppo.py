@@ -262,16 +262,14 @@ EVAL_FIELDS = ["env_steps", "wall_s", "opponent", "deals", "win_rate", "margin",
 
 
 def plot_curve(csv_path: Path, png_path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # no pyplot: leaves the caller's backend alone
 
     with csv_path.open() as fh:
         rows = list(csv.DictReader(fh))
     if not rows:
         return
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    fig = Figure(figsize=(11, 4))
+    axes = fig.subplots(1, 2)
     for opp in dict.fromkeys(r["opponent"] for r in rows):
         rs = [r for r in rows if r["opponent"] == opp]
         x = [int(r["env_steps"]) for r in rs]
@@ -289,7 +287,6 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
         ax.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(png_path, dpi=100)
-    plt.close(fig)
 
 
 # ---------------------------------------------------------------------------------------

@@ -48,7 +48,7 @@ P1 = "2S 3H 4S 6D 8D TD AH KH 6S 9C JS QH 7C"
 
 def test_spec_parsing_and_errors():
     assert parse_spec("search:budget=200,discards=3") == ("search", {"budget": "200", "discards": "3"})
-    assert make_agent("search:budget=7").budget == 7
+    assert make_agent("search:budget=7", variant="mountain").budget == 7
     assert make_agent("rules").name == "rules"
     assert set(registered()) >= {"random", "greedy", "rules", "search", "human"}
     with pytest.raises(AgentSpecError, match="unknown agent"):
@@ -110,7 +110,7 @@ def test_rules_avoids_feeding_a_known_meld(variant):
 
 def test_search_takes_the_card_that_completes_a_long_run(variant):
     g = deal(variant, p0="8H 9H JH " + JUNK0, p1=P1, up="TH", stock_top=["5C"])
-    search = make_agent("search:budget=64", seed=1)
+    search = make_agent("search:budget=64", seed=1, variant="mountain")
     assert act_text(search, g) == "take TH"
     assert search.last_values[g.variant.parse_action("take TH")] > \
         search.last_values[g.variant.parse_action("draw stock")]

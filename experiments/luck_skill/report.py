@@ -175,13 +175,12 @@ def _num(x):
 
 
 def plot(stats, data_dir) -> dict:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # no pyplot: leaves the caller's backend alone
 
     out = {}
     n = len(stats)
-    fig, axes = plt.subplots(1, max(n, 1), figsize=(6 * max(n, 1), 4), squeeze=False)
+    fig = Figure(figsize=(6 * max(n, 1), 4))
+    axes = fig.subplots(1, max(n, 1), squeeze=False)
     for ax, (v, st) in zip(axes[0], stats.items()):
         r = np.array([st.point[f"rating[{a}]"] for a in st.ladder])
         lo = np.array([st.lo[f"rating[{a}]"] for a in st.ladder])
@@ -194,10 +193,10 @@ def plot(stats, data_dir) -> dict:
     fig.tight_layout()
     p = Path(data_dir) / "ratings.png"
     fig.savefig(p, dpi=100)
-    plt.close(fig)
     out["ratings_png"] = p
 
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig = Figure(figsize=(7, 4.5))
+    ax = fig.subplots()
     hands = np.logspace(0, 3, 200)
     for v, st in stats.items():
         for tag, style in (("", "-"), ("_norandom", "--")):
@@ -222,7 +221,6 @@ def plot(stats, data_dir) -> dict:
     fig.tight_layout()
     p = Path(data_dir) / "skill_share.png"
     fig.savefig(p, dpi=100)
-    plt.close(fig)
     out["skill_share_png"] = p
 
     for v, st in stats.items():
@@ -232,7 +230,8 @@ def plot(stats, data_dir) -> dict:
             for j, b in enumerate(st.ladder):
                 if i != j:
                     m[i, j] = st.point.get(f"p_hand[{a}|{b}]", np.nan)
-        fig, ax = plt.subplots(figsize=(1.3 * k + 2, 1.1 * k + 1.5))
+        fig = Figure(figsize=(1.3 * k + 2, 1.1 * k + 1.5))
+        ax = fig.subplots()
         im = ax.imshow(m, vmin=0, vmax=1, cmap="RdBu")
         for i in range(k):
             for j in range(k):
@@ -245,7 +244,6 @@ def plot(stats, data_dir) -> dict:
         fig.tight_layout()
         p = Path(data_dir) / f"winrate_{v}.png"
         fig.savefig(p, dpi=100)
-        plt.close(fig)
         out[f"winrate_{v}_png"] = p
     return out
 

@@ -19,7 +19,7 @@ import multiprocessing as mp
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from experiments.tournament import load_results
+from experiments.tournament import appending, load_results
 
 DEFAULT_LADDER = ("random", "greedy", "rules", "search:budget=8", "search:budget=32")
 
@@ -299,14 +299,7 @@ def collect(cfg: LuckSkillConfig, variant: str, agents: list[str], out_dir, *,
     if progress and todo:
         from tqdm import tqdm
         bar = tqdm(total=len(todo), desc=f"{variant} jobs", unit="job", dynamic_ncols=True)
-    if path.exists() and path.stat().st_size:
-        with path.open("rb") as fh:
-            fh.seek(-1, os.SEEK_END)
-            torn = fh.read(1) != b"\n"
-        if torn:  # an interrupted write: end that line so new rows start on their own
-            with path.open("a") as fh:
-                fh.write("\n")
-    with path.open("a") as fh:
+    with appending(path) as fh:
         def sink(row):
             fh.write(json.dumps(row) + "\n")
             fh.flush()

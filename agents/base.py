@@ -108,6 +108,14 @@ class ByVariant(Agent):
         return strategy
 
 
+def _default_params(factory) -> dict[str, type]:
+    """``{name: type}`` of the factory's keyword parameters with int/float/str defaults."""
+    import inspect
+    target = factory.__init__ if isinstance(factory, type) else factory
+    return {name: type(p.default) for name, p in inspect.signature(target).parameters.items()
+            if name != "seed" and type(p.default) in (int, float, str)}
+
+
 def _accepted(cls) -> set[str]:
     import inspect
     return set(inspect.signature(cls.__init__).parameters) - {"self", "seed"}
@@ -131,7 +139,8 @@ def register(name: str, params: dict[str, type] | None = None, help: str = "", *
     """Class decorator / function: register an agent factory under ``name``.
 
     ``params`` maps each accepted parameter to its type (``int``, ``float``, ``str``); spec
-    strings give them as ``name:key=value,key=value``. Without ``variant`` the factory
+    strings give them as ``name:key=value,key=value``. Left out, they are read from the
+    factory's keyword defaults (``budget: int = 200``). Without ``variant`` the factory
     plays every variant; with it, the class is ``name``'s strategy for that variant only
     (several classes may share a name, one per variant, see :class:`ByVariant`).
     """
@@ -142,7 +151,7 @@ def register(name: str, params: dict[str, type] | None = None, help: str = "", *
             entry.factory = factory
         else:
             entry.strategies[variant] = factory
-        entry.params.update(params or {})
+        entry.params.update(_default_params(factory) if params is None else params)
         entry.help = entry.help or help
         return factory
 
@@ -215,5 +224,5 @@ def make_agent(spec: str, seed=None, variant: str | None = None, **kwargs) -> Ag
 def _load_builtins() -> None:
     import importlib
 
-    for mod in ("random_agent", "greedy", "rules", "search", "human"):
+    for mod in ("random_agent", "greedy", "rules", "gin", "search", "human"):
         importlib.import_module(f"{__package__}.{mod}")  # each registers its agents

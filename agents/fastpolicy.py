@@ -5,9 +5,9 @@ playouts a decision. :func:`playout_batch` is written once; numba picks the poli
 spec's type (:data:`POLICY_BY_SPEC`), as :mod:`mountain_rummy_env.core.batch` picks rules.
 
 * Mountain (:func:`mountain_action`): takes the top discard when it completes a meld with
-  the hand, otherwise draws stock; makes the legal meld with the most cards, then any
-  layoff; ends with Base Camp, else a knock (highest card face down), else discards the
-  least connected high card.
+  the hand or lays off on the table, otherwise draws stock; makes the legal meld with the
+  most cards, then any layoff; ends with Base Camp, else a knock (highest card face down),
+  else discards the least connected high card that would not lay off on the table.
 * Gin (:func:`gin_action`): takes the up-card when it goes into a meld (exact deadwood),
   else draws (passes on the first offer); knocks as soon as it may, with the discard that
   leaves the least deadwood, else discards that card; melds an optimal arrangement; lays
@@ -20,10 +20,11 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
-from mountain_rummy_env.core import batch, gin
+from mountain_rummy_env.core import batch, gin, rules
 from mountain_rummy_env.core.spec import Spec
+from mountain_rummy_env.solver import OBJ_POINTS, batch_kernel, fast_tables
 from mountain_rummy_env.core.state import (
-    EVENT_NONE, LOC_HAND, PHASE_DRAW, PHASE_RESPONSE,
+    EVENT_NONE, LOC_HAND, MELD_EMPTY, PHASE_DRAW, PHASE_RESPONSE,
 )
 
 JOKER_FACE = 52
@@ -52,7 +53,24 @@ def _connect(face, counts):
 
 
 @njit(cache=True)
-def mountain_action(s, spec, mask):
+def _layable(s, spec, f):
+    """Whether face ``f`` can be laid off on a meld on the table."""
+    for m in range(spec.max_melds):
+        if s.m_kind[m] != MELD_EMPTY and rules.layoff_position(s, spec, m, f) >= 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _points(tables, hands, jokers, out):
+    """Solver points (meld credit - deadwood, MR-12) of each hand into ``out``."""
+    credit, values, run_best, suit_value, tgain, set_ids, set_cnt, t_mask, t_len, t_faces = tables
+    batch_kernel(hands, jokers, t_mask, t_len, t_faces, credit, values, OBJ_POINTS,
+                 np.int64(0), np.int64(-1), run_best, suit_value, tgain, set_ids, set_cnt, out)
+
+
+@njit(cache=True)
+def mountain_action(s, spec, mask, tables):
     """Mountain's playout action for the current player of ``s`` (mask must be current)."""
     p = s.current
     counts = np.zeros(JOKER_FACE + 1, np.int64)
@@ -63,19 +81,19 @@ def mountain_action(s, spec, mask):
             counts[f] += 1
             if f < JOKER_FACE:
                 hand_bits |= np.uint64(1) << np.uint64(f)
+    hands = np.empty(JOKER_FACE + 1, np.uint64)
+    jokers = np.full(JOKER_FACE + 1, counts[JOKER_FACE], np.int8)
+    pts = np.empty(JOKER_FACE + 1, np.int32)
     if s.phase == PHASE_DRAW:
         if s.discard_len > 0:
             top = s.discard[s.discard_len - 1]
             f = spec.card_face[top]
-            if f < JOKER_FACE and mask[spec.a_take + top]:
-                for k in range(spec.by_face_count[f]):
-                    t = spec.by_face[f, k]
-                    if spec.t_len[t] > 3:
-                        continue
-                    miss = spec.t_mask[t] & ~hand_bits & ~(np.uint64(1) << np.uint64(f))
-                    if miss == 0:
-                        return spec.a_take + top
-            elif f == JOKER_FACE and mask[spec.a_take + top]:
+            if f == JOKER_FACE or _layable(s, spec, f):
+                return spec.a_take + top
+            hands[0] = hand_bits
+            hands[1] = hand_bits | (np.uint64(1) << np.uint64(f))
+            _points(tables, hands[:2], jokers[:2], pts[:2])
+            if pts[1] > pts[0]:  # the solver melds it
                 return spec.a_take + top
         return spec.a_draw
     # placements: biggest meld first, then any layoff
@@ -102,15 +120,25 @@ def mountain_action(s, spec, mask):
             best_v = spec.hand_value[f]
     if best >= 0:
         return best
+    n = 0
+    for f in range(JOKER_FACE):
+        if mask[spec.a_discard + f]:
+            hands[n] = hand_bits & ~(np.uint64(1) << np.uint64(f))
+            n += 1
+    _points(tables, hands[:n], jokers[:n], pts[:n])
     best = -1
     best_score = -1e9
+    k = 0
     for f in range(JOKER_FACE + 1):
         if not mask[spec.a_discard + f]:
             continue
         if f == JOKER_FACE:
-            score = -100.0
+            score = -1000.0
         else:
-            score = spec.hand_value[f] - 6.0 * _connect(f, counts)
+            score = pts[k] + 0.5 * spec.hand_value[f] - 3.0 * _connect(f, counts)
+            k += 1
+            if _layable(s, spec, f):
+                score -= 20.0  # it would feed a layoff to the opponent
         if score > best_score:
             best_score = score
             best = spec.a_discard + f
@@ -139,7 +167,7 @@ def _gin_best_removal(spec, bits, mask, offset):
 
 
 @njit(cache=True)
-def gin_action(s, spec, mask):
+def gin_action(s, spec, mask, tables):
     """Gin's playout action for the current player of ``s`` (mask must be current)."""
     p = s.current
     bits = gin.hand_bits(s, spec, p)
@@ -177,24 +205,67 @@ def gin_action(s, spec, mask):
     return -1
 
 
-POLICY_BY_SPEC: dict = {Spec: mountain_action, gin.GinSpec: gin_action}
+@njit(cache=True)
+def mountain_mask(s, spec, mask, scratch):
+    """The mask :func:`mountain_action` needs: exact, except that in the draw phase only the
+    stock and the top discard are offered (it never takes deeper; this skips the costly
+    deep-draw checks)."""
+    if s.phase == PHASE_DRAW:
+        mask[:] = 0
+        mask[spec.a_draw] = 1
+        if s.discard_len > 0:
+            mask[spec.a_take + s.discard[s.discard_len - 1]] = 1
+        return
+    batch.legal_mask(s, spec, mask, scratch)
 
 
-def fast_action(s, spec, mask):  # pragma: no cover - compiled only, resolved by spec type
+_TABLES: dict = {}
+
+
+def rollout_tables(variant) -> tuple:
+    """The solver tables the playout policies read (points objective), per variant."""
+    hit = _TABLES.get(variant.name)
+    if hit is None:
+        t = variant.table
+        values = np.ascontiguousarray(variant.spec.hand_value, dtype=np.int64)
+        run_best, suit_value, tgain, set_ids, set_cnt = fast_tables(t, values, "points")
+        hit = _TABLES[variant.name] = (t.credit, values, run_best, suit_value, tgain, set_ids,
+                                       set_cnt, t.mask, t.length, t.faces)
+    return hit
+
+
+# spec type -> (playout action, the mask it needs)
+POLICY_BY_SPEC: dict = {Spec: (mountain_action, mountain_mask),
+                        gin.GinSpec: (gin_action, batch.legal_mask)}
+
+
+def fast_action(s, spec, mask, tables):  # pragma: no cover - compiled only, resolved by spec type
+    raise NotImplementedError("compiled only: resolved by spec type")
+
+
+def playout_mask(s, spec, mask, scratch):  # pragma: no cover - compiled only
     raise NotImplementedError("compiled only: resolved by spec type")
 
 
 @overload(fast_action)
-def _fast_action(s, spec, mask):
-    fn = POLICY_BY_SPEC[spec.instance_class]
-    return lambda s, spec, mask: fn(s, spec, mask)
+def _fast_action(s, spec, mask, tables):
+    fn = POLICY_BY_SPEC[spec.instance_class][0]
+    return lambda s, spec, mask, tables: fn(s, spec, mask, tables)
+
+
+@overload(playout_mask)
+def _playout_mask(s, spec, mask, scratch):
+    fn = POLICY_BY_SPEC[spec.instance_class][1]
+    return lambda s, spec, mask, scratch: fn(s, spec, mask, scratch)
 
 
 @njit(cache=True)
-def playout_batch(states, spec, masks, scratch, values, me, finished):
+def playout_batch(states, spec, masks, scratch, values, me, finished, tables):
     """Play every game in ``states`` to the end of its hand with :func:`fast_action`;
-    ``values[b]`` = hand points of ``me`` minus the opponent's. Masks must be current;
-    ``finished[b] != 0`` marks a game whose hand already ended (it is only scored)."""
+    ``values[b]`` = hand points of ``me`` minus the opponent's. Masks must be current (or
+    what the policy needs, :data:`POLICY_BY_SPEC`);
+    ``finished[b] != 0`` marks a game whose hand already ended (it is only scored);
+    ``tables`` from :func:`rollout_tables`."""
     P = spec.num_players
     for b in range(states.shape[0]):
         s = states[b]
@@ -203,8 +274,8 @@ def playout_batch(states, spec, masks, scratch, values, me, finished):
             continue
         event = EVENT_NONE
         while event == EVENT_NONE:
-            a = fast_action(s, spec, masks[b])
+            a = fast_action(s, spec, masks[b], tables)
             event = batch.apply_action(s, spec, a)
             if event == EVENT_NONE:
-                batch.legal_mask(s, spec, masks[b], scratch)
+                playout_mask(s, spec, masks[b], scratch)
         values[b] = s.h_points[me] - s.h_points[(me + 1) % P]

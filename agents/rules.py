@@ -58,8 +58,7 @@ def _adjacent(a, b):
     return min(d, 13 - d) if 0 in (_rank(a), _rank(b)) else d
 
 
-@register("rules", params={"summit": int, "hold_opp": int, "outs": int, "outs_weight": float,
-                           "feed_weight": float}, variant="mountain",
+@register("rules", variant="mountain",
           help="tracks the opponent's takes and discards, avoids feeding its melds, "
                "discards by expected points, can hold melds for a Summit, uses deep draws")
 class RulesAgent(HeuristicAgent):

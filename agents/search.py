@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from mountain_rummy_env.core import gin as gin_kernels
 from mountain_rummy_env.core import rules
 from mountain_rummy_env.core.batch import step_batch
 from mountain_rummy_env.core.state import (
@@ -22,7 +23,8 @@ from mountain_rummy_env.core.state import (
 
 from .base import register
 from .common import BASE_CAMP, DISCARD, DRAW, KNOCK, legal_by_family
-from .fastpolicy import playout_batch
+from .fastpolicy import playout_batch, rollout_tables
+from .gin import GinRulesAgent
 from .rules import RulesAgent
 
 
@@ -81,11 +83,15 @@ class MonteCarloSearch:
     z: float = 1.0
     _scratch = None
 
+    def sample_states(self, view, n: int) -> np.ndarray:
+        """``n`` state records to roll out from: the hidden cards re-dealt at random."""
+        return determinise(view, n, self.rng)
+
     def search(self, view, mask, cands) -> int:
         v = view.variant
         k = len(cands)
         n = max(2, self.budget // k)
-        base = determinise(view, n, self.rng)
+        base = self.sample_states(view, n)
         states = np.repeat(base, k, axis=0)          # sample-major: row = sample * k + cand
         actions = np.tile(np.asarray(cands, dtype=np.int64), n)
         masks = np.repeat(np.asarray(mask, dtype=np.int8)[None], n * k, axis=0)
@@ -95,7 +101,7 @@ class MonteCarloSearch:
         step_batch(states, v.spec, actions, masks, events, self._scratch)
         values = np.zeros(n * k, dtype=np.float64)
         playout_batch(states, v.spec, masks, self._scratch, values, view.player,
-                      (events != EVENT_NONE).astype(np.int8))
+                      (events != EVENT_NONE).astype(np.int8), rollout_tables(v))
         vals = values.reshape(n, k)
         means = vals.mean(axis=0)
         self.last_values = dict(zip(cands, means.tolist()))
@@ -114,7 +120,7 @@ def check_search_params(budget: int, z: float) -> None:
         raise ValueError(f"z must be >= 0, got {z}")
 
 
-@register("search", params={"budget": int, "discards": int, "z": float}, variant="mountain",
+@register("search", variant="mountain",
           help="determinised Monte Carlo: samples hidden cards, rolls out each candidate "
                "with a compiled playout policy; budget = playouts per decision")
 class SearchAgent(MonteCarloSearch, RulesAgent):
@@ -174,3 +180,46 @@ class SearchAgent(MonteCarloSearch, RulesAgent):
             vals = self.discard_values(view, by)
             cands += sorted(vals, key=lambda a: -vals[a])[: self.discards]
         return list(dict.fromkeys(cands))
+
+
+@register("search", variant="gin")
+class GinSearchAgent(MonteCarloSearch, GinRulesAgent):
+    """Gin: searches the draw (take, draw or pass) and the discard or knock; the melds and
+    layoffs after a knock follow the rules player."""
+
+    def __init__(self, seed=None, budget: int = 200, discards: int = 3, z: float = 1.0):
+        super().__init__(seed=seed)
+        check_search_params(budget, z)
+        if discards < 1:
+            raise ValueError(f"discards must be >= 1, got {discards}")
+        self.budget = budget
+        self.discards = discards
+        self.z = z
+
+    def choose(self, view, mask) -> int:
+        first = super().choose(view, mask)
+        legal = np.flatnonzero(mask)
+        lay = view.variant.layout
+        if legal.max() < lay.discard:                       # take / draw / pass
+            cands = [first, *legal.tolist()]
+        elif legal.min() >= lay.discard and legal.max() < lay.meld:   # discard or knock
+            cands = [first, *self.discard_candidates(view, legal)]
+        else:
+            return first
+        cands = list(dict.fromkeys(int(a) for a in cands))
+        return cands[0] if len(cands) == 1 else self.search(view, mask, cands)
+
+    def discard_candidates(self, view, legal) -> list[int]:
+        """The knock leaving the least deadwood, then the ``discards`` discards that do."""
+        v = view.variant
+        lay = v.layout
+        hand = 0
+        for c in view.hand:
+            hand |= 1 << c
+
+        def left(a, offset):
+            return gin_kernels.deadwood(v.spec, np.int64(hand & ~(1 << int(a - offset))))
+
+        knocks = sorted((a for a in legal if a >= lay.knock), key=lambda a: left(a, lay.knock))
+        discards = sorted((a for a in legal if a < lay.knock), key=lambda a: left(a, lay.discard))
+        return knocks[:1] + discards[: self.discards]

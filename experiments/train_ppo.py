@@ -16,6 +16,17 @@ One readable file in the CleanRL spirit: every hyper-parameter is a flag (``--he
   ``experiments/tournament.py`` (``play_deal``: each deal played twice with the seats
   swapped); results appended to ``eval.csv``, logged to TensorBoard and drawn in
   ``learning_curve.png`` (win rate and margin against env steps, one line per baseline).
+* Behaviour-cloning warm start (``--bc-teacher rules``; off by default): before PPO the
+  teacher (any ``make_agent`` spec) plays ``--bc-hands`` hands against ``--bc-opponents``
+  (``teacher`` = a second teacher, both seats recorded); at every teacher decision with more
+  than one legal move the trainer records the observation of that seat (the shared encoder
+  the policy sees), the action mask, the teacher's move and the hand's reward for that seat.
+  The policy's actor is trained on it with masked cross-entropy and its critic on the hand
+  reward (MSE x ``--bc-value-coef``) for ``--bc-epochs`` passes (Adam, ``--bc-lr``; 5% of
+  the moves held out to report accuracy). ``--bc-dagger N`` adds N DAgger rounds: the
+  clone plays ``--bc-dagger-hands`` hands, the teacher labels the clone's decisions, and the
+  policy is retrained on everything (half the epochs). Accuracies go to the log and
+  ``bc_stats.json``, the clone to ``bc.pt``, its evaluation to ``eval.csv`` at step 0.
 * Outputs in ``--run-dir``: ``policy.pt`` (latest policy, the safe format of
   :mod:`agents.ppo`: play it with ``ppo:path=RUN/policy.pt``), ``best.pt`` (best evaluated
   margin against the last eval opponent), ``checkpoint.zip`` + ``state.json`` +
@@ -81,6 +92,21 @@ def parse_args(argv=None):
     g.add_argument("--target-kl", type=float, default=None)
     g.add_argument("--net-arch", default="256,256", help="hidden widths (actor and critic)")
     g.add_argument("--activation", choices=("tanh", "relu"), default="tanh")
+    g = p.add_argument_group("behaviour-cloning warm start (before PPO; off unless --bc-teacher)")
+    g.add_argument("--bc-teacher", default="", help="make_agent spec of the teacher ('' = no warm start)")
+    g.add_argument("--bc-hands", type=int, default=4000, help="teacher hands recorded")
+    g.add_argument("--bc-opponents", default="teacher:2,greedy:1,random:1",
+                   help="the teacher's opponents while recording, spec:weight ('teacher' = a second "
+                        "teacher, both seats recorded)")
+    g.add_argument("--bc-epochs", type=int, default=6, help="passes over the recorded moves")
+    g.add_argument("--bc-lr", type=float, default=1e-3, help="Adam learning rate of the warm start")
+    g.add_argument("--bc-batch-size", type=int, default=512)
+    g.add_argument("--bc-value-coef", type=float, default=0.5,
+                   help="weight of the critic's regression on the (scaled) hand margin; 0: actor only")
+    g.add_argument("--bc-dagger", type=int, default=0,
+                   help="DAgger rounds after cloning: the cloned policy plays --bc-dagger-hands hands, "
+                        "the teacher labels its moves, retrain on all data (half the epochs)")
+    g.add_argument("--bc-dagger-hands", type=int, default=1000)
     g = p.add_argument_group("evaluation and checkpoints")
     g.add_argument("--eval-every", type=int, default=100_000, help="steps between evaluations (0: off)")
     g.add_argument("--eval-deals", type=int, default=50, help="duplicate deals per baseline")
@@ -290,6 +316,235 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------------
+# behaviour-cloning warm start
+
+
+def collect_teacher_moves(variant, teacher: str, opponents, hands: int, seed: int, *,
+                          reward: str = "margin", reward_scale: float = 0.01, student=None) -> dict:
+    """Play ``hands`` hands of ``teacher`` (a ``make_agent`` spec; its seat alternates)
+    against opponents drawn from ``opponents`` (``[(spec, weight)]``, ``"teacher"`` = a
+    second copy of the teacher, both of whose seats are recorded) and record, at every
+    teacher decision with more than one legal action, the observation of that seat (the
+    shared encoder, float16), the action mask, the teacher's action and the hand's reward
+    for that seat (``reward``/``reward_scale`` as the env's, the critic's target).
+
+    With ``student`` (an actor network) the recorded seat plays the student's argmax move
+    while the teacher only labels it (DAgger); ``agree`` counts matches.
+    """
+    from mountain_rummy_env import Game, player_view
+    from mountain_rummy_env.core.state import EVENT_NONE
+    from mountain_rummy_env.envs.observation import encode_observations, observation_size
+
+    from agents import make_agent
+    from agents.ppo import masked_logits
+
+    game = Game(variant, 1)
+    buf = np.zeros((1, observation_size(variant)), np.float32)
+    specs = [s for s, _ in opponents]
+    w = np.array([w for _, w in opponents], np.float64)
+    w /= w.sum()
+    rng = np.random.default_rng([seed, 7])
+    agents: dict = {}
+
+    def agent(spec, slot):
+        if (spec, slot) not in agents:
+            agents[spec, slot] = make_agent(spec, seed=[seed, slot, len(agents)], variant=variant.name)
+        return agents[spec, slot]
+
+    lay, cf = variant.layout, variant.spec.card_face
+    obs, masks, acts, seats, vals = [], [], [], [], []
+    agree = steps = 0
+    for h in range(hands):
+        opp = specs[rng.choice(len(specs), p=w)]
+        me = h % 2
+        players = [None, None]
+        players[me] = agent(teacher, 0)
+        players[1 - me] = agent(teacher, 1) if opp == "teacher" else agent(opp, 1)
+        recorded = (0, 1) if opp == "teacher" and student is None else (me,)
+        for a in players:
+            a.reset()
+        game.reset(seed=int(seed) * 1_000_003 + 50_000_000 + h)
+        start = len(acts)
+        while True:
+            p = game.current_player(0)
+            mask = game.masks[0]
+            view = player_view(game, 0, p)
+            a = int(players[p].act(view, mask))
+            if p in recorded and int(mask.sum()) > 1:
+                encode_observations(game.states[0:1], variant.spec, np.array([p], np.int64), buf)
+                obs.append(buf[0].astype(np.float16))
+                masks.append(mask.astype(bool))
+                acts.append(a)
+                seats.append(p)
+                if student is not None:
+                    s_ = int(masked_logits(student, buf, mask[None])[0].argmax())
+                    agree += s_ == a
+                    if s_ != a:
+                        a = s_
+                        if hasattr(players[p], "my_discard") and lay.discard <= a < lay.knock:
+                            players[p].my_discard = next(
+                                (c for c in view.hand if cf[c] == a - lay.discard), None)
+            event = game.step_one(0, a)
+            steps += 1
+            if event != EVENT_NONE:
+                break
+        pts = game.summary(0).hand_points
+        for i in range(start, len(acts)):
+            m = float(pts[seats[i]] - pts[1 - seats[i]])
+            vals.append(np.sign(m) if reward == "win" else m * reward_scale)
+    n_obs = buf.shape[1]
+    return {"obs": np.array(obs, np.float16).reshape(-1, n_obs),
+            "masks": np.array(masks, bool).reshape(-1, variant.num_actions),
+            "actions": np.array(acts, np.int64), "values": np.array(vals, np.float32),
+            "agree": int(agree), "env_steps": int(steps), "hands": int(hands)}
+
+
+def _concat(parts: list[dict]) -> dict:
+    return {k: np.concatenate([p[k] for p in parts]) for k in ("obs", "masks", "actions", "values")}
+
+
+def bc_forward(policy, obs, masks):
+    """Masked logits and values of an SB3 MaskablePPO policy (its actor and critic)."""
+    import torch
+
+    feats = policy.extract_features(obs)
+    latent_pi, latent_vf = policy.mlp_extractor(feats)
+    logits = policy.action_net(latent_pi).masked_fill(~masks, -1e9)
+    return logits, policy.value_net(latent_vf).flatten()
+
+
+def bc_accuracy(policy, data: dict, idx: np.ndarray, batch: int = 2048) -> float:
+    """Fraction of the moves ``idx`` where the policy's argmax is the teacher's action."""
+    import torch
+
+    hit = 0
+    with torch.no_grad():
+        for k in range(0, len(idx), batch):
+            j = idx[k:k + batch]
+            logits, _ = bc_forward(policy, torch.as_tensor(data["obs"][j].astype(np.float32)),
+                                   torch.as_tensor(data["masks"][j]))
+            hit += int((logits.argmax(1).numpy() == data["actions"][j]).sum())
+    return hit / max(len(idx), 1)
+
+
+def holdout_split(n: int, seed: int) -> np.ndarray:
+    """5% of ``n`` moves (none under 21) held out of the cloning, by ``seed``."""
+    if n <= 20:
+        return np.zeros(0, np.int64)
+    return np.sort(np.random.default_rng([seed, 13]).permutation(n)[:max(n // 20, 1)])
+
+
+def behaviour_clone(model, data: dict, args, seed: int, log=print, epochs: int | None = None,
+                    val: np.ndarray | None = None) -> dict:
+    """Train ``model.policy``'s actor on the teacher's moves (masked cross-entropy) and its
+    critic on the hand reward (MSE x ``--bc-value-coef``); the moves ``val`` (default
+    :func:`holdout_split`) are held out.
+    Returns accuracies: ``chance`` (uniform legal move), ``before``, per-epoch train/val."""
+    import torch
+
+    pol = model.policy
+    n = len(data["actions"])
+    rng = np.random.default_rng([seed, 11])
+    if val is None:
+        val = holdout_split(n, seed)
+    keep = np.ones(n, bool)
+    keep[val] = False
+    tr = np.flatnonzero(keep)
+    n_val = len(val)
+    chance = float(np.mean(1.0 / data["masks"].sum(1))) if n else 0.0
+    stats = {"moves": int(n), "chance": chance,
+             "before": bc_accuracy(pol, data, val if n_val else tr), "epochs": []}
+    opt = torch.optim.Adam(pol.parameters(), lr=args.bc_lr)
+    bs = args.bc_batch_size
+    pol.set_training_mode(True)
+    epochs = args.bc_epochs if epochs is None else epochs
+    for ep in range(epochs):
+        t = time.time()
+        rng.shuffle(tr)
+        tot = hit = 0
+        ce_sum = v_sum = 0.0
+        lr = args.bc_lr * (1 - ep / max(epochs, 1)) ** 0.5   # gentle decay
+        for g_ in opt.param_groups:
+            g_["lr"] = lr
+        for k in range(0, len(tr), bs):
+            j = np.sort(tr[k:k + bs])
+            obs = torch.as_tensor(data["obs"][j].astype(np.float32))
+            masks = torch.as_tensor(data["masks"][j])
+            acts = torch.as_tensor(data["actions"][j])
+            logits, values = bc_forward(pol, obs, masks)
+            ce = torch.nn.functional.cross_entropy(logits, acts)
+            vl = torch.nn.functional.mse_loss(values, torch.as_tensor(data["values"][j]))
+            loss = ce + args.bc_value_coef * vl
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(pol.parameters(), 1.0)
+            opt.step()
+            tot += len(j)
+            hit += int((logits.argmax(1) == acts).sum())
+            ce_sum += ce.item() * len(j)
+            v_sum += vl.item() * len(j)
+        pol.set_training_mode(False)
+        row = {"epoch": ep + 1, "train_acc": hit / max(tot, 1), "ce": ce_sum / max(tot, 1),
+               "value_mse": v_sum / max(tot, 1),
+               "val_acc": bc_accuracy(pol, data, val) if n_val else None, "seconds": round(time.time() - t, 1)}
+        pol.set_training_mode(True)
+        stats["epochs"].append(row)
+        log(f"[bc] epoch {row['epoch']}: train acc {row['train_acc']:.3f} held-out acc "
+            f"{row['val_acc'] if row['val_acc'] is None else round(row['val_acc'], 3)} ce {row['ce']:.3f} "
+            f"value mse {row['value_mse']:.4f} ({row['seconds']}s)")
+    pol.set_training_mode(False)
+    stats["val_acc"] = stats["epochs"][-1]["val_acc"] if stats["epochs"] else stats["before"]
+    return stats
+
+
+def warm_start(model, venv, args, run: Path, log) -> dict:
+    """The whole warm start: record the teacher, clone, optional DAgger rounds; writes
+    ``bc_stats.json`` (accuracies) and ``bc.pt`` (the cloned policy) in the run folder."""
+    variant = venv.venv.variant
+    pool = parse_pool(args.bc_opponents)
+    t0 = time.time()
+    data = collect_teacher_moves(variant, args.bc_teacher, pool, args.bc_hands, args.seed,
+                                 reward=args.reward, reward_scale=args.reward_scale)
+    t_collect = time.time() - t0
+    log(f"[bc] teacher {args.bc_teacher!r}: {args.bc_hands} hands, {len(data['actions'])} moves, "
+        f"{data['env_steps']} env steps in {t_collect:.0f}s")
+    parts = [data]
+    summary = {"teacher": args.bc_teacher, "hands": args.bc_hands, "env_steps": data["env_steps"],
+               "collect_seconds": round(t_collect, 1), "rounds": []}
+    val = holdout_split(len(data["actions"]), args.seed)
+    stats = behaviour_clone(model, data, args, args.seed, log, val=val)
+    summary["rounds"].append(stats)
+    n_seen = len(data["actions"])
+    for r in range(args.bc_dagger):
+        student = export_actor(model, args)
+        t = time.time()
+        extra = collect_teacher_moves(variant, args.bc_teacher, pool, args.bc_dagger_hands,
+                                      args.seed + 1000 * (r + 1), reward=args.reward,
+                                      reward_scale=args.reward_scale, student=student)
+        on_policy = extra["agree"] / max(len(extra["actions"]), 1)
+        log(f"[bc] DAgger round {r + 1}: the clone agrees with the teacher on {on_policy:.3f} of "
+            f"{len(extra['actions'])} moves of its own hands ({time.time() - t:.0f}s)")
+        summary["env_steps"] += extra["env_steps"]
+        parts.append(extra)
+        # earlier held-out moves stay held out; 5% of the new ones join them
+        val = np.concatenate([val, n_seen + holdout_split(len(extra["actions"]), args.seed + r + 1)])
+        n_seen += len(extra["actions"])
+        stats = behaviour_clone(model, _concat(parts), args, args.seed + r + 1, log,
+                                epochs=max(1, (args.bc_epochs + 1) // 2), val=val)
+        stats["on_policy_agreement_before"] = on_policy
+        summary["rounds"].append(stats)
+    summary["seconds"] = round(time.time() - t0, 1)
+    summary["val_acc"] = summary["rounds"][-1]["val_acc"]
+    summary["chance"] = summary["rounds"][0]["chance"]
+    summary["before"] = summary["rounds"][0]["before"]
+    (run / "bc_stats.json").write_text(json.dumps(summary, indent=1) + "\n")
+    from agents.ppo import save_policy
+
+    save_policy(run / "bc.pt", export_actor(model, args), policy_meta(venv, args, 0))
+    return summary
+
+
+# ---------------------------------------------------------------------------------------
 # the training loop's hooks
 
 
@@ -372,8 +627,9 @@ def make_callback(venv, pool, args, run: Path, state: dict):
                 w.writeheader()
             for r in results:
                 w.writerow({"env_steps": n, "wall_s": round(time.time() - start_time + state["wall_before"], 1), **r})
-                logger.record(f"eval/{r['opponent']}/win_rate", r["win_rate"])
-                logger.record(f"eval/{r['opponent']}/margin", r["margin"])
+                if logger is not None:
+                    logger.record(f"eval/{r['opponent']}/win_rate", r["win_rate"])
+                    logger.record(f"eval/{r['opponent']}/margin", r["margin"])
         line = "  ".join(f"vs {r['opponent']}: win {r['win_rate']:.2f} margin {r['margin']:+.1f}±{1.96 * r['margin_se']:.1f}"
                          for r in results)
         print(f"\n[eval @ {n} steps, {time.time() - t:.0f}s] {line}", file=sys.stderr, flush=True)
@@ -407,6 +663,7 @@ def make_callback(venv, pool, args, run: Path, state: dict):
 
 def main(argv=None) -> dict:
     args = parse_args(argv)
+    t_start = time.time()
     import torch
     from sb3_contrib import MaskablePPO
 
@@ -447,6 +704,11 @@ def main(argv=None) -> dict:
             policy_kwargs={"net_arch": {"pi": arch, "vf": arch}, "activation_fn": act},
             tensorboard_log=str(run / "tb"), seed=args.seed, device="cpu", verbose=0)
     hooks = make_callback(venv, pool, args, run, state)
+    if args.bc_teacher and not (args.resume and ckpt.exists()):
+        log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
+        state["bc"] = warm_start(model, venv, args, run, log)
+        if args.eval_every:
+            hooks.run_eval(model, 0, None)      # the cloned policy: the curve's first point
     remaining = max(total - model.num_timesteps, 0)
     t0, n0 = time.time(), model.num_timesteps
     if remaining:
@@ -467,7 +729,11 @@ def main(argv=None) -> dict:
         save_policy(run / "policy.pt", export_actor(model, args), policy_meta(venv, args, n))
     summary = {"run_dir": str(run), "env_steps": n, "seconds": round(elapsed, 1),
                "steps_per_s": round((n - n0) / max(elapsed, 1e-9), 1),
-               "best_margin": state.get("best_margin"), "best_steps": state.get("best_steps")}
+               "best_margin": state.get("best_margin"), "best_steps": state.get("best_steps"),
+               "wall_s": round(time.time() - t_start + state.get("wall_before", 0.0), 1)}
+    if state.get("bc"):
+        summary["bc_val_acc"] = state["bc"]["val_acc"]
+        summary["bc_seconds"] = state["bc"]["seconds"]
     print(json.dumps(summary), flush=True)
     return summary
 

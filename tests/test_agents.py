@@ -63,6 +63,27 @@ def test_spec_parsing_and_errors():
         make_agent("search:budget")
 
 
+def test_one_name_plays_every_variant_with_its_own_strategy():
+    from agents.gin import GinGreedyAgent
+    from agents.greedy import GreedyAgent
+    from experiments.play import play_hand
+    from mountain_rummy_env import gin_variant
+
+    agent = make_agent("greedy", seed=0)
+    assert isinstance(agent.strategy_for("gin"), GinGreedyAgent)
+    assert isinstance(agent.strategy_for("mountain"), GreedyAgent)
+    assert "gin" in registered()["greedy"] and "mountain" in registered()["search"]
+    for v in (gin_variant(), mountain_variant()):
+        result = play_hand(Game(v, 1), [agent, make_agent("random", seed=1)], seed=2)
+        assert result.steps > 0
+    assert isinstance(make_agent("greedy", variant="gin"), GinGreedyAgent)
+    assert make_agent("rules:summit=1").name == "rules:summit=1"      # a Mountain option
+    with pytest.raises(AgentSpecError, match="do not apply to 'gin'"):
+        make_agent("rules:summit=1", variant="gin")
+    with pytest.raises(AgentSpecError, match="no strategy .* 'canasta'"):
+        make_agent("greedy", variant="canasta")
+
+
 def test_random_is_uniform_over_the_mask(variant):
     g = Game(variant, 1)
     g.reset(seed=3)

@@ -24,6 +24,8 @@ def test_help(argv, capsys):
     (["tournament", "--options", "[1]"], "JSON object"),
     ([], "required"),
     (["bogus"], "invalid choice"),
+    (["tournament", "--variant", "canasta"], "invalid choice"),
+    (["tournament", "--schedule", "swiss"], "invalid choice"),
 ])
 def test_bad_arguments_exit_2(argv, message, capsys):
     with pytest.raises(SystemExit) as exc:
@@ -44,6 +46,17 @@ def test_tournament_prints_the_table(tmp_path, capsys):
                  "--out", str(tmp_path), "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert "| random | greedy | 2 |" in out and "Bradley-Terry" in out
+
+
+def test_gin_ladder_tournament(tmp_path, capsys):
+    assert main(["tournament", "--variant", "gin", "--schedule", "ladder", "--agents", "random",
+                 "greedy", "rules", "--deals", "2", "--workers", "1", "--out", str(tmp_path),
+                 "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "| random | greedy | 2 |" in out and "| greedy | rules | 2 |" in out
+    assert "| random | rules |" not in out
+    rows = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    assert {r["variant"].split(":")[0] for r in rows} == {"gin"}
 
 
 def test_play_record_and_replay(tmp_path, capsys):

@@ -61,14 +61,23 @@ def test_resume_plays_only_missing_deals(tmp_path):
     cfg = _cfg()
     first = run_tournament(cfg, tmp_path, progress=False, max_jobs=2)
     assert len(first) == 2
+    # a torn last line (an interrupted write) is skipped, and the rows written after it
+    # start on a line of their own
+    with open(tmp_path / "results.jsonl", "a") as fh:
+        fh.write('{"a": "random", "b": "gre')
     rows = run_tournament(cfg, tmp_path, progress=False)
     assert len(rows) == 4
     assert len(load_results(tmp_path / "results.jsonl")) == 4  # nothing replayed
     assert {r["deal"] for r in rows} == {5, 6, 7, 8}
-    # a torn last line (interrupted write) is ignored and its deal replayed
-    with open(tmp_path / "results.jsonl", "a") as fh:
-        fh.write('{"a": "random", "b": "gre')
     assert len(run_tournament(cfg, tmp_path, progress=False)) == 4
+
+
+def test_ladder_schedule_plays_adjacent_pairs_only():
+    cfg = TournamentConfig(agents=["random", "greedy", "rules"], deals=2, schedule="ladder")
+    assert cfg.pairs() == [("random", "greedy"), ("greedy", "rules")]
+    assert len(cfg.jobs()) == 4
+    with pytest.raises(ValueError, match="schedule"):
+        TournamentConfig(schedule="swiss")
 
 
 def test_report_files(tmp_path):

@@ -8,24 +8,20 @@ search agent's own code, so the difference to ``search`` at the same budget is t
 knowing the chance outcomes: the "fictive player" of van der Genugten & Borm's relative-skill
 measure.
 
-How: ``SearchAgent.search`` gets its rollout states from the module function
-``agents.search.determinise``; while a clairvoyant searches, that name is bound to
-:func:`true_states` (processes here are single-threaded; the original is restored at once).
-Reusing ``search`` this way keeps the clairvoyant in step with changes to the search agent.
-The playout policy is deterministic, so with the true state all rollouts of a candidate
-agree. Registered as agent ``clairvoyant`` when this module is imported (it lives here, not
-in ``agents/``, on purpose: it cheats and is a measuring device only).
+How: the search agents take their rollout states from ``sample_states``; the clairvoyant
+overrides it with :func:`true_states`, which keeps it in step with any change to the search
+agents. The playout policy is deterministic, so with the true state all rollouts of a
+candidate agree. Registered as agent ``clairvoyant`` (Mountain and Gin) when this module is
+imported (it lives here, not in ``agents/``, on purpose: it cheats and is a measuring device
+only).
 """
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 import numpy as np
 
-import agents.search as _search
 from agents.base import register
-from agents.search import SearchAgent
+from agents.search import GinSearchAgent, SearchAgent
 
 
 def true_states(view, n: int, rng=None) -> np.ndarray:
@@ -34,20 +30,20 @@ def true_states(view, n: int, rng=None) -> np.ndarray:
     return np.repeat(base[None], n, axis=0)
 
 
-@contextmanager
-def _clairvoyance():
-    saved = _search.determinise
-    _search.determinise = true_states
-    try:
-        yield
-    finally:
-        _search.determinise = saved
+class _SeesEverything:
+    def sample_states(self, view, n: int) -> np.ndarray:
+        return true_states(view, n)
 
 
-@register("clairvoyant", params={"budget": int, "discards": int},
-          help="MEASURING DEVICE (cheats): the search agent rolling out from the true state, "
-               "seeing the opponent's hand and the stock order")
-class ClairvoyantSearchAgent(SearchAgent):
-    def search(self, view, mask, cands) -> int:
-        with _clairvoyance():
-            return super().search(view, mask, cands)
+_HELP = ("MEASURING DEVICE (cheats): the search agent rolling out from the true state, "
+         "seeing the opponent's hand and the stock order")
+
+
+@register("clairvoyant", help=_HELP, variant="mountain")
+class ClairvoyantSearchAgent(_SeesEverything, SearchAgent):
+    pass
+
+
+@register("clairvoyant", help=_HELP, variant="gin")
+class ClairvoyantGinSearchAgent(_SeesEverything, GinSearchAgent):
+    pass

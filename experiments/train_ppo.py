@@ -34,6 +34,8 @@ One readable file in the CleanRL spirit: every hyper-parameter is a flag (``--he
   pickle), ``tb/`` (TensorBoard), ``eval.csv``, ``learning_curve.png``, ``args.json``.
 
     python -m experiments.train_ppo --variant mountain --total-steps 2000000 --run-dir runs/ppo/mountain
+    python -m experiments.train_ppo --bc-teacher rules --bc-hands 8000 --bc-dagger 1 ...  # warm start
+    (the command of the shipped policies/mountain_ppo.pt: docs/training.md)
     tensorboard --logdir runs/ppo/mountain/tb
 """
 

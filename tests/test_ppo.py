@@ -6,6 +6,7 @@ import csv
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -161,3 +162,76 @@ def test_cli_help():
     for flag in ("--variant", "--resume", "--opponents", "--eval-deals", "--learning-rate",
                  "--net-arch", "--reward"):
         assert flag in out.stdout
+
+
+# -- behaviour-cloning warm start -------------------------------------------------------
+
+
+def test_bc_warm_start_raises_teacher_agreement():
+    from sb3_contrib import MaskablePPO
+
+    from experiments.train_ppo import (OpponentPool, bc_accuracy, behaviour_clone,
+                                       collect_teacher_moves, make_venv, parse_args, parse_pool)
+
+    args = parse_args(["--num-envs", "2", "--net-arch", "64", "--bc-epochs", "2", "--bc-lr", "3e-3",
+                       "--bc-batch-size", "64"])
+    venv = make_venv(args, OpponentPool(parse_pool("random"), 0))
+    model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=32, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": {"pi": [64], "vf": [64]}})
+    data = collect_teacher_moves(venv.venv.variant, "rules", [("teacher", 1.0), ("greedy", 1.0)],
+                                 12, seed=3)
+    n = len(data["actions"])
+    assert n > 50 and data["obs"].shape == (n, venv.observation_space.shape[0])
+    assert data["masks"][np.arange(n), data["actions"]].all()       # teacher moves are legal
+    assert (data["masks"].sum(1) > 1).all()                          # forced moves are skipped
+    assert np.isfinite(data["values"]).all()
+    everything = np.arange(n)
+    chance = float(np.mean(1.0 / data["masks"].sum(1)))
+    before = bc_accuracy(model.policy, data, everything)
+    stats = behaviour_clone(model, data, args, seed=0, log=lambda *_: None)
+    after = bc_accuracy(model.policy, data, everything)
+    assert len(stats["epochs"]) == 2 and stats["chance"] == pytest.approx(chance)
+    assert after > max(chance, before) + 0.1, (chance, before, after)
+
+
+def test_training_with_bc_warm_start_writes_bc_files(tmp_path):
+    from experiments.train_ppo import main
+
+    run = tmp_path / "bc"
+    summary = main(TINY[:1] + ["512"] + TINY[2:] + [
+        "--run-dir", str(run), "--opponents", "random:1,self:1", "--eval-opponents", "random",
+        "--bc-teacher", "rules", "--bc-hands", "6", "--bc-epochs", "1", "--bc-dagger", "1",
+        "--bc-dagger-hands", "2"])
+    bc = json.loads((run / "bc_stats.json").read_text())
+    assert bc["teacher"] == "rules" and len(bc["rounds"]) == 2 and bc["rounds"][0]["moves"] > 0
+    assert 0.0 <= summary["bc_val_acc"] <= 1.0
+    assert (run / "bc.pt").is_file() and load_policy(run / "bc.pt")[1]["env_steps"] == 0
+    steps = [int(r["env_steps"]) for r in csv.DictReader((run / "eval.csv").open())]
+    assert steps[0] == 0 and steps[-1] >= 512        # the cloned policy is the curve's first point
+
+
+# -- the shipped policy -----------------------------------------------------------------
+
+SHIPPED = Path(__file__).resolve().parents[1] / "policies" / "mountain_ppo.pt"
+
+
+def test_shipped_policy_loads_safely_and_is_small():
+    assert SHIPPED.is_file(), "policies/mountain_ppo.pt is missing"
+    assert SHIPPED.stat().st_size < 5_000_000
+    import torch
+
+    blob = torch.load(SHIPPED, weights_only=True)          # plain tensors and values only
+    assert blob["variant"] == "mountain"
+    meta = json.loads(SHIPPED.with_suffix(".json").read_text())
+    assert meta["net_arch"] == blob["net_arch"] and meta["observation_size"] == blob["observation_size"]
+
+
+def test_shipped_policy_plays_legal_hands_and_beats_random():
+    from experiments.tournament import play_deal
+
+    make_agent(f"ppo:path={SHIPPED}")      # the spec users type
+    cfg = {"variant": "mountain", "variant_options": {}, "seed": 0}
+    row = play_deal(cfg, f"ppo:path={SHIPPED}", "greedy", 1)   # play_hand asserts legal moves
+    assert all(h["steps"] > 0 for h in row["hands"]) and row["outcome"] in (0.0, 0.5, 1.0)
+    margins = [play_deal(cfg, f"ppo:path={SHIPPED}", "random", 100 + d)["margin"] for d in range(10)]
+    assert np.mean(margins) > 0, margins

@@ -1,0 +1,53 @@
+"""Copy a trained policy checkpoint into ``policies/`` with float16 weights (half the size).
+
+    python policies/ship.py runs/ppo/mountain_bc/best.pt policies/mountain_ppo.pt [--note TEXT]
+
+The result is the same safe format as :mod:`agents.ppo` (plain values and tensors; load it with
+``ppo:path=policies/mountain_ppo.pt``); the loader casts the weights back to float32. A
+``.json`` sidecar with the metadata (no weights) is written next to it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("src")
+    p.add_argument("dst")
+    p.add_argument("--float32", action="store_true", help="keep float32 weights")
+    p.add_argument("--note", default="", help="free text stored in the metadata")
+    a = p.parse_args(argv)
+    import torch
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from agents.ppo import load_policy
+
+    load_policy(a.src)                                    # refuses anything but a policy file
+    blob = torch.load(a.src, map_location="cpu", weights_only=True)
+    dtype = torch.float32 if a.float32 else torch.float16
+    blob["state_dict"] = {k: v.to(dtype).contiguous() for k, v in blob["state_dict"].items()}
+    blob["weights_dtype"] = str(dtype).replace("torch.", "")
+    blob["source"] = str(a.src)
+    if a.note:
+        blob["note"] = a.note
+    dst = Path(a.dst)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dst.with_name(dst.name + ".tmp")
+    torch.save(blob, tmp)
+    os.replace(tmp, dst)
+    meta = {k: v for k, v in blob.items() if k != "state_dict"}
+    meta["sha256"] = hashlib.sha256(dst.read_bytes()).hexdigest()
+    dst.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
+    load_policy(dst)                                      # the shipped file loads
+    print(f"{dst}: {dst.stat().st_size} bytes, {meta['weights_dtype']}, env_steps {meta.get('env_steps')}")
+
+
+if __name__ == "__main__":
+    main()

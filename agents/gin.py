@@ -310,14 +310,15 @@ class GinRulesAgent(GinGreedyAgent):
 
     name = "rules"
 
-    def __init__(self, seed=None, now_weight: float = 1.0, knock_weight: float = 6.0,
+    def __init__(self, seed=None, now_weight: float = 2.0, knock_weight: float = 6.0,
                  gin_weight: float = 6.0, feed_weight: float = 12.0, signal: float = 0.5,
-                 early_turns: int = 10, gin_hold: int = 0, late_knock: int = 10,
-                 decay_turns: int = 4, min_knock: int = 4, opp_known_knock: int = 4,
+                 early_turns: int = 4, gin_hold: int = 0, late_knock: int = 10,
+                 knock_slope: float = 2.0, min_knock: int = 0, opp_known_knock: int = 4,
                  now_slope: float = 0.0, rollout: int = 0, samples: int = 24, horizon: int = 4,
                  hazard_rate: float = 0.012, hazard_max: float = 0.16, opp_dk: float = 6.0,
                  knock_gain: float = 22.0, horizon_weight: float = 0.5, hazard_now: float = 0.0,
-                 signal_mult: float = 0.3, exclude: int = 1, high_factor: float = 1.0):
+                 signal_mult: float = 0.3, exclude: int = 1, high_factor: float = 1.0,
+                 wall_knock: int = 10, plan_limit: int = 1, hold_take: int = 0):
         self.now_weight = float(now_weight)
         self.now_slope = float(now_slope)
         self.rollout = int(rollout)
@@ -332,6 +333,9 @@ class GinRulesAgent(GinGreedyAgent):
         self.signal_mult = float(signal_mult)
         self.exclude = int(exclude)
         self.high_factor = float(high_factor)
+        self.wall_knock = int(wall_knock)
+        self.plan_limit = int(plan_limit)
+        self.hold_take = int(hold_take)
         self.knock_weight = float(knock_weight)
         self.gin_weight = float(gin_weight)
         self.feed_weight = float(feed_weight)
@@ -339,7 +343,7 @@ class GinRulesAgent(GinGreedyAgent):
         self.early_turns = int(early_turns)
         self.gin_hold = int(gin_hold)
         self.late_knock = int(late_knock)
-        self.decay_turns = max(1, int(decay_turns))
+        self.knock_slope = float(knock_slope)
         self.min_knock = int(min_knock)
         self.opp_known_knock = int(opp_known_knock)
         super().__init__(seed=seed)
@@ -445,6 +449,8 @@ class GinRulesAgent(GinGreedyAgent):
         deadwood after the next draw from ``pool`` (best discard, or the drawn card back)
         - bonuses for the chance that draw lets it knock / go gin."""
         K = view.variant.config.knock_card
+        if self.plan_limit:   # the deadwood this player will knock with on its next turn
+            K = self.knock_limit(view, view.turn + 2)
         batch = []
         for h in hands:
             batch.append(h)
@@ -580,18 +586,22 @@ class GinRulesAgent(GinGreedyAgent):
         if melds and best < cur:
             return True
         # a card that lets the hand knock at once (with the knock policy's consent)
-        return best <= K and cur > K and best <= self.knock_limit(view)
+        if best <= K and cur > K and best <= self.knock_limit(view):
+            return True
+        # holding a low hand (to undercut or go gin): a card that lowers it a lot
+        return self.hold_take > 0 and cur <= K and best <= cur - self.hold_take
 
     # -- knocking -------------------------------------------------------------------------
 
-    def knock_limit(self, view) -> int:
+    def knock_limit(self, view, turn: int | None = None) -> int:
         """Largest deadwood this agent knocks with now (the undercut risk grows with the
         turns and with the cards known in the opponent's hand)."""
         K = view.variant.config.knock_card
-        if view.turn < self.early_turns:
+        turn = view.turn if turn is None else turn
+        if turn < self.early_turns:
             limit = K
         else:
-            limit = self.late_knock - (view.turn - self.early_turns) // self.decay_turns
+            limit = int(np.floor(self.late_knock - self.knock_slope * (turn - self.early_turns)))
             limit = max(self.min_knock, min(K, limit))
         if len(view.opponent_known) >= self.opp_known_knock:
             limit = min(limit, self.min_knock)
@@ -602,7 +612,7 @@ class GinRulesAgent(GinGreedyAgent):
         dk = int(sv.dw([hand & ~(1 << (a - off)) for a in knocks]).min())
         if dk == 0:
             return True
-        if view.stock_size <= 3:   # last chance before the wall (GR-5): take what there is
+        if view.stock_size <= 3 and dk <= self.wall_knock:   # last chance before the wall (GR-5)
             return True
         if view.turn < self.early_turns and dk <= self.gin_hold:
             return False

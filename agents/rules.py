@@ -59,8 +59,9 @@ def _adjacent(a, b):
 
 
 @register("rules", variant="mountain",
-          help="tracks the opponent's takes and discards, avoids feeding its melds, "
-               "discards by expected points, can hold melds for a Summit, uses deep draws")
+          help="tracks the opponent's takes and discards, avoids feeding its melds, discards "
+               "by the expected value of the next draw; Mountain: deep draws, Summit option; "
+               "Gin: knock limit falling with the turn (undercut risk)")
 class RulesAgent(HeuristicAgent):
     def __init__(self, seed=None, summit: int = 0, hold_opp: int = 7, outs: int = 1,
                  outs_weight: float = 2.0, feed_weight: float = 1.5):

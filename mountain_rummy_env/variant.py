@@ -70,9 +70,9 @@ class Variant:
         """Name of the family of ``action`` (``'draw'``, ``'take'``, ``'meld'``, ...)."""
         self._check_id(action)
         offsets = list(self.layout)
-        for name, start, stop in zip(ActionLayout._fields, offsets, offsets[1:]):
+        for name, start, stop in zip(type(self.layout)._fields, offsets, offsets[1:]):
             if start <= action < stop:
-                return name
+                return name.rstrip("_")      # Gin's ``pass_`` is the family ``pass``
         raise AssertionError(action)
 
     def action_text(self, action: int) -> str:

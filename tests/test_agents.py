@@ -137,6 +137,28 @@ def test_search_takes_the_card_that_completes_a_long_run(variant):
         search.last_values[g.variant.parse_action("draw stock")]
 
 
+def test_gin_search_plays_legal_hands_and_searches_draws_and_discards():
+    from experiments.play import play_hand
+    from mountain_rummy_env import gin_variant
+
+    v = gin_variant()
+    search = make_agent("search:budget=24", seed=3, variant="gin")
+    searched = []
+    real = search.search
+
+    def spy(view, mask, cands):
+        a = real(view, mask, cands)
+        assert a in cands and mask[a] and len(set(cands)) == len(cands) >= 2
+        searched.append(v.action_family(a))
+        return a
+
+    search.search = spy
+    for seed in range(3):   # play_hand's step_one raises on an illegal action
+        play_hand(Game(v, 1), [search, make_agent("rules", seed=seed, variant="gin")], seed=seed)
+    assert {"draw", "discard"} <= set(searched) or {"take", "discard"} <= set(searched)
+    assert set(search.last_values) and all(np.isfinite(list(search.last_values.values())))
+
+
 def test_search_determinisation_is_consistent(variant):
     from agents.search import determinise
 

@@ -93,10 +93,19 @@ def test_clairvoyant_rollouts_start_from_the_true_state():
     states = clairvoyant.true_states(view, 3)
     assert all(np.array_equal(s["loc"], game.states[0]["loc"]) for s in states)
     assert all(np.array_equal(s["stock"], game.states[0]["stock"]) for s in states)
-    before = search.determinise
-    with clairvoyant._clairvoyance():
-        assert search.determinise is clairvoyant.true_states
-    assert search.determinise is before
+    from agents import make_agent
+    from mountain_rummy_env import gin_variant
+
+    for v in (game.variant, gin_variant()):   # both variants' clairvoyants see the truth
+        g = Game(v, 1)
+        g.reset(seed=7)
+        view = player_view(g, 0, g.current_player(0))
+        seer = make_agent("clairvoyant:budget=4", variant=v.name)
+        assert all(np.array_equal(s["loc"], g.states[0]["loc"]) for s in seer.sample_states(view, 2))
+        normal = make_agent("search:budget=4", seed=0, variant=v.name)
+        dealt = normal.sample_states(view, 8)
+        assert isinstance(normal, search.MonteCarloSearch)
+        assert any(not np.array_equal(s["loc"], g.states[0]["loc"]) for s in dealt)
 
 
 def test_job_timeout_and_errors_are_recorded(monkeypatch):

@@ -96,14 +96,6 @@ class GinActionLayout(NamedTuple):
 class GinVariant(Variant):
     """A :class:`Variant` with Gin's action families and text forms."""
 
-    def action_family(self, action: int) -> str:
-        self._check_id(action)
-        offsets = list(self.layout)
-        for name, start, stop in zip(GinActionLayout._fields, offsets, offsets[1:]):
-            if start <= action < stop:
-                return name.rstrip("_")
-        raise AssertionError(action)
-
     def action_text(self, action: int) -> str:
         family = self.action_family(action)
         lay = self.layout

@@ -1,0 +1,239 @@
+"""Gin Rummy baselines (``agents.gin``): positions from explicit deals (RULES.md GR-1..GR-5),
+legality over many hands, and a strength check that can fail."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.gin import GinGreedyAgent, GinRulesAgent, gin_step
+from agents.random_agent import RandomAgent
+from experiments.play import play_hand
+from mountain_rummy_env import Game, gin_variant, player_view
+from mountain_rummy_env.core import gin as K
+
+VARIANT = gin_variant()
+
+
+def deal(p0: str, p1: str, up: str, stock: str = "", variant=VARIANT) -> Game:
+    """A game (dealer = seat 1, so seat 0 is offered the up-card first, GR-1) dealing p0 and
+    p1 these hands, then the up-card, then the stock top first (the rest in id order)."""
+    d = variant.deck
+    h0, h1 = d.parse_cards(p0), d.parse_cards(p1)
+    head = d.parse_cards(up) + (d.parse_cards(stock) if stock else [])
+    assert len(h0) == len(h1) == 10
+    order = [c for pair in zip(h0, h1) for c in pair] + head
+    assert len(set(order)) == len(order)
+    order += [c for c in range(52) if c not in order]
+    g = Game(variant, 1)
+    g.reset(seed=0, deck=order, dealer=1)
+    assert sorted(g.hand(0, 0)) == sorted(h0) and sorted(g.hand(0, 1)) == sorted(h1)
+    return g
+
+
+def play(g: Game, *texts: str) -> None:
+    for t in texts:
+        g.step_one(0, t)
+
+
+def act_text(agent, g: Game) -> str:
+    view = player_view(g, 0, g.current_player(0))
+    a = agent.act(view, g.masks[0])
+    assert g.masks[0, a], "agent chose an illegal action"
+    return g.variant.action_text(a)
+
+
+def agent_plays(agent, g: Game) -> list[str]:
+    """Let ``agent`` act for the player to move until the other player is to move (or the
+    hand is over); returns its actions as text."""
+    player = g.current_player(0)
+    out = []
+    while not g.done(0) and g.current_player(0) == player:
+        text = act_text(agent, g)
+        out.append(text)
+        g.step_one(0, text)
+    return out
+
+
+def table_melds(g: Game, founder: int) -> set[tuple[str, ...]]:
+    d = g.variant.deck
+    return {tuple(d.card_text(c) for c in m["cards"]) for m in g.melds(0) if m["founder"] == founder}
+
+
+JUNK = "2C 9D KS 4C JD QC 8S 3D"          # no two of these meld together
+OPP = "7C QH KH 2D 4D 5S 6S 9S AD 5C"    # meets none of the cards above
+P1 = "7H AS QH KH 2D 4D 5D 5S 6S 9C"
+KNOCKER = "AC 2C 3C 7D 7H 7S 9H TH JH KD"
+DEFENDER = "7C QH KH 2D 3D 4D 5S 6S 8S 9D"
+
+
+@pytest.fixture(params=[GinGreedyAgent, GinRulesAgent], ids=["greedy", "rules"])
+def agent(request):
+    return request.param(seed=0)
+
+
+# ---------------------------------------------------------------------------------------
+# both baselines: taking, discarding, knocking, melding, laying off
+
+
+def test_takes_an_upcard_that_completes_a_meld_gr1_gr2(agent):
+    g = deal("5H 6H " + JUNK, OPP, "7H")
+    assert gin_step(player_view(g, 0, 0)) == K.OFFER
+    assert act_text(agent, g) == "take 7H"
+    g.step_one(0, "take 7H")
+    text = act_text(agent, g)                        # GR-2: never the card just taken
+    assert text.startswith("discard") and text != "discard 7H"
+
+
+@pytest.mark.parametrize("up", ["AS", "TS"])
+def test_passes_an_upcard_that_melds_nothing_gr1(agent, up):
+    # taking AS would lower the deadwood (a king out for it) but it melds nothing
+    g = deal("5H 6H " + JUNK, OPP, up)
+    assert act_text(agent, g) == "pass"
+
+
+@pytest.mark.parametrize("thrown,expect", [("AS", "draw stock"), ("7H", "take 7H")])
+def test_draw_step_takes_only_a_melding_discard_gr2(agent, thrown, expect):
+    g = deal("5H 6H " + JUNK, P1, "TS", "AH 2H")
+    play(g, "pass", "pass", "draw stock", "discard KS", "draw stock", f"discard {thrown}")
+    assert gin_step(player_view(g, 0, 0)) == K.DRAW
+    assert act_text(agent, g) == expect
+
+
+def test_greedy_discards_its_highest_deadwood_card():
+    g = deal("5H 6H 7H 2C 9D 4C 3D 8S AS KS", OPP, "TC", "2S")
+    play(g, "pass", "pass", "draw stock")
+    assert act_text(GinGreedyAgent(), g) == "discard KS"
+
+
+@pytest.mark.parametrize("drawn,dk", [("5D", 5), ("4C", 0)])
+def test_knocks_when_legal_and_melds_its_best_arrangement_gr3(agent, drawn, dk):
+    g = deal(KNOCKER, DEFENDER, "QC", drawn)
+    play(g, "pass", "pass", "draw stock")
+    assert act_text(agent, g) == "knock KD"          # dk 5 (or gin), the least deadwood
+    g.step_one(0, "knock KD")
+    acts = agent_plays(agent, g)                     # the knocker's melds, then pass
+    assert acts[-1] == "pass" and all(a.startswith("meld") for a in acts[:-1])
+    runs = {("AC", "2C", "3C", "4C")} if dk == 0 else {("AC", "2C", "3C")}
+    assert table_melds(g, 0) == runs | {("7D", "7H", "7S"), ("9H", "TH", "JH")}
+    assert sorted(g.hand(0, 0)) == ([] if dk == 0 else g.variant.deck.parse_cards("5D"))
+    assert int(g.states[0]["g_step"]) == (K.DEF_MELD if dk == 0 else K.LAYOFF)  # GR-3: gin: no layoffs
+
+
+def test_defender_lays_off_fitting_cards_then_melds_gr3_gr4(agent):
+    g = deal(KNOCKER, DEFENDER, "QC", "5D")
+    play(g, "pass", "pass", "draw stock", "knock KD",
+         "meld AC 2C 3C", "meld 7D 7H 7S", "meld 9H TH JH", "pass")
+    acts = agent_plays(agent, g)
+    assert acts[0] in ("layoff QH", "layoff 7C")
+    assert {"layoff QH", "layoff KH", "layoff 7C", "meld 2D 3D 4D"} <= set(acts)
+    sm = g.summary(0)
+    assert sm.deadwood == (5, 28)                    # 5S 6S 8S 9D are left
+    assert sm.winner == 0 and sm.hand_points == (23, 0)
+
+
+# ---------------------------------------------------------------------------------------
+# rules: opponent model, knock policy, exact layoffs
+
+
+FEED_P0 = "3C 4D 5S KC KS JH QH 3H 4S 5D"      # the opponent (seat 0)
+FEED_P1 = "TD JD QD 6H 7H 8H 2C 2S 9C 8C"      # rules (seat 1, the dealer)
+
+
+def test_rules_does_not_feed_the_cards_the_opponent_took():
+    # seat 0 takes the up-card 7C and then 8C from the pile: 9C would complete its run
+    g = deal(FEED_P0, FEED_P1, "7C", "9S AH")
+    play(g, "take 7C", "discard KC", "draw stock", "discard 8C", "take 8C", "discard KS",
+         "draw stock")
+    view = player_view(g, 0, 1)
+    assert set(view.opponent_known) == set(g.variant.deck.parse_cards("7C 8C"))
+    assert act_text(GinGreedyAgent(), g) == "discard 9C"   # greedy: a 9 (the first of two)
+    assert act_text(GinRulesAgent(seed=0), g) == "discard 9S"
+
+
+def test_rules_prefers_a_discard_next_to_what_the_opponent_threw():
+    # seat 0 throws TS: JS is then the safer of the two jacks (greedy takes the first, JH)
+    g = deal("TS 2H 4C 9D 8S QC KD 3H 5C 7S", "5D 6D 7D 4H 5H 6H AH AS JH JS", "9C", "2C 3S")
+    play(g, "pass", "pass", "draw stock", "discard TS", "draw stock")
+    assert act_text(GinGreedyAgent(), g) == "discard JH"
+    assert act_text(GinRulesAgent(seed=0), g) == "discard JS"
+
+
+def test_rules_does_not_knock_with_high_deadwood_late_in_the_hand_gr3_gr4():
+    # both players draw and throw back the stock card for 13 turns; then seat 1 can knock
+    # with 8 (8D) -- early on both knock, late in the hand rules holds on (undercut risk)
+    d = VARIANT.deck
+    p0, p1, up = "2D 4D 6D 8C TC QC 2S 4S 6S 8S", "AC 2C 3C 7D 7H 7S 9H TH JH 8D", "KC"
+    used = set(d.parse_cards(" ".join([p0, p1, up, "KS"])))
+    filler = [c for c in range(52) if c not in used and d.card_text(c)[0] in "9TJQK"][:13]
+    assert len(filler) == 13
+    stock = " ".join(d.card_text(c) for c in filler) + " KS"
+    for turns, rules_knocks in ((1, True), (13, False)):
+        g = deal(p0, p1, up, stock)
+        play(g, "pass", "pass")
+        for k in range(turns):
+            play(g, "draw stock", f"discard {d.card_text(filler[k])}")
+        play(g, "draw stock")
+        assert g.current_player(0) == 1 and int(g.states[0]["turn"]) == turns
+        drawn = d.card_text(filler[turns]) if turns < 13 else "KS"
+        assert act_text(GinGreedyAgent(), g) == f"knock {drawn}"
+        text = act_text(GinRulesAgent(seed=0), g)
+        assert text.startswith("knock" if rules_knocks else "discard"), text
+
+
+def test_rules_defender_finds_the_chain_layoff_that_lowers_its_deadwood_gr3():
+    # the knocker melds 5H 6H 7H; laying off 8H (its set of four stays a set) lets 9H go too
+    knocker = "AC 2C 3C 5H 6H 7H TD TS TC KD"
+    defender = "8H 8C 8D 8S 9H KS QS JS 2H 3S"
+    script = ("pass", "pass", "draw stock", "knock KD", "meld AC 2C 3C", "meld 5H 6H 7H",
+              "meld TC TD TS", "pass")
+    g = deal(knocker, defender, "4D", "2D")
+    play(g, *script)
+    acts = agent_plays(GinGreedyAgent(), g)         # greedy: 8H alone lowers nothing
+    assert not [a for a in acts if a.startswith("layoff")]
+    assert g.summary(0).deadwood == (2, 14)
+    g = deal(knocker, defender, "4D", "2D")
+    play(g, *script)
+    acts = agent_plays(GinRulesAgent(seed=0), g)
+    assert acts[:2] == ["layoff 8H", "layoff 9H"]
+    assert g.summary(0).deadwood == (2, 5)
+
+
+# ---------------------------------------------------------------------------------------
+# legality over many hands, and strength
+
+
+@pytest.mark.parametrize("variant", [VARIANT, gin_variant(openspiel_compatible=True)],
+                         ids=["default", "openspiel"])
+def test_every_action_is_legal_over_many_hands(variant):
+    g = Game(variant, 1)
+    steps_seen = set()
+    pairs = [(GinGreedyAgent(seed=1), GinRulesAgent(seed=2)),
+             (GinRulesAgent(seed=3), RandomAgent(seed=4)),
+             (RandomAgent(seed=5), GinGreedyAgent(seed=6))]
+    n = 50 if variant is VARIANT else 20
+    for k in range(n):
+        a, b = pairs[k % len(pairs)]
+        agents = (a, b) if k % 2 == 0 else (b, a)
+        log = []
+        r = play_hand(g, agents, seed=1000 + k, log=log)   # step_one raises on an illegal action
+        assert g.done(0) and r.steps == len(log)
+        steps_seen.add(r.end)
+    assert "knock" in steps_seen
+
+
+def _mean_margin(a_cls, b_cls, hands=100):
+    g = Game(VARIANT, 1)
+    margins = []
+    for seed in range(hands):
+        a, b = a_cls(seed=seed), b_cls(seed=seed + 1)
+        seat = seed % 2                              # a's seat alternates
+        agents = (a, b) if seat == 0 else (b, a)
+        r = play_hand(g, agents, seed=seed)
+        margins.append(r.hand_points[seat] - r.hand_points[1 - seat])
+    return float(np.mean(margins))
+
+
+def test_strength_greedy_beats_random_and_rules_at_least_matches_greedy():
+    assert _mean_margin(GinGreedyAgent, RandomAgent) > 10
+    assert _mean_margin(GinRulesAgent, GinGreedyAgent) >= 0

@@ -281,71 +281,57 @@ def _near(a: int, b: int) -> bool:
 class GinRulesAgent(GinGreedyAgent):
     """A stronger rule-based Gin player (see the module docstring).
 
-    Parameters (all have tuned defaults):
+    Parameters (defaults tuned against :class:`GinGreedyAgent` on duplicate deals):
 
     ``now_weight``
         weight of the deadwood of the hand kept after a discard, next to the expected
-        deadwood after the next draw (weight 1).
+        deadwood after the next draw (weight 1): what it loses if the opponent knocks first.
     ``knock_weight``, ``gin_weight``
         bonus (deadwood points) per unit of probability that the next draw lets the hand
-        knock / go gin.
+        knock (by its own knock limit) / go gin.
     ``feed_weight``
         cost (deadwood points) per unit of probability that a discard completes a meld the
-        opponent may hold.
+        opponent may hold; ``feed_hold`` scales it while the kept hand is already low
+        (deadwood <= knock_card: a knock by the opponent then risks an undercut).
     ``signal``
         how much a card the opponent threw or refused lowers the chance that it holds the
-        cards next to it (0: ignored, 1: never).
-    ``early_turns``
-        while ``turn`` (completed turns of both players) is below this, knock with any
-        legal deadwood, except ...
-    ``gin_hold``
-        ... deadwood of at most this much early on is held to play for gin (0: never).
-    ``late_knock``
-        from ``early_turns`` on, knock only with deadwood at most this much, lowered by one
-        every ``decay_turns`` turns down to ``min_knock``.
+        cards next to it (0: ignored, 1: never); the pairs completing such a card are
+        also taken as not held.
+    ``early_turns``, ``late_knock``, ``knock_slope``, ``min_knock``
+        the knock limit: while ``turn`` (completed turns of both players) is below
+        ``early_turns`` any legal knock; then ``late_knock`` less ``knock_slope`` per turn,
+        down to ``min_knock`` (0: only gin). The undercut risk grows as the hand goes on,
+        while a low hand held on is cheap when the opponent knocks (it may be undercut).
     ``opp_known_knock``
-        with at least this many cards known in the opponent's hand (it took them to meld),
-        knock only with deadwood at most ``min_knock`` (undercut risk).
+        with at least this many cards known in the opponent's hand (taken to meld), the
+        limit drops to ``min_knock``.
+    ``gin_hold``
+        early on, deadwood of at most this much is held to play for gin (0: never).
+    ``wall_knock``
+        with at most 3 stock cards left (GR-5: the hand is about to be a draw), knock
+        with deadwood up to this much whatever the limit.
     """
 
     name = "rules"
 
     def __init__(self, seed=None, now_weight: float = 2.0, knock_weight: float = 6.0,
                  gin_weight: float = 6.0, feed_weight: float = 12.0, signal: float = 0.5,
-                 early_turns: int = 4, gin_hold: int = 0, late_knock: int = 10,
-                 knock_slope: float = 2.0, min_knock: int = 0, opp_known_knock: int = 4,
-                 now_slope: float = 0.0, rollout: int = 0, samples: int = 24, horizon: int = 4,
-                 hazard_rate: float = 0.012, hazard_max: float = 0.16, opp_dk: float = 6.0,
-                 knock_gain: float = 22.0, horizon_weight: float = 0.5, hazard_now: float = 0.0,
-                 signal_mult: float = 0.3, exclude: int = 1, high_factor: float = 1.0,
-                 wall_knock: int = 10, plan_limit: int = 1, hold_take: int = 0):
+                 early_turns: int = 4, late_knock: int = 10, knock_slope: float = 2.0,
+                 min_knock: int = 0, opp_known_knock: int = 4, gin_hold: int = 0,
+                 wall_knock: int = 10, feed_hold: float = 1.0):
         self.now_weight = float(now_weight)
-        self.now_slope = float(now_slope)
-        self.rollout = int(rollout)
-        self.samples = int(samples)
-        self.horizon = int(horizon)
-        self.hazard_rate = float(hazard_rate)
-        self.hazard_max = float(hazard_max)
-        self.opp_dk = float(opp_dk)
-        self.knock_gain = float(knock_gain)
-        self.horizon_weight = float(horizon_weight)
-        self.hazard_now = float(hazard_now)
-        self.signal_mult = float(signal_mult)
-        self.exclude = int(exclude)
-        self.high_factor = float(high_factor)
-        self.wall_knock = int(wall_knock)
-        self.plan_limit = int(plan_limit)
-        self.hold_take = int(hold_take)
         self.knock_weight = float(knock_weight)
         self.gin_weight = float(gin_weight)
         self.feed_weight = float(feed_weight)
         self.signal = float(signal)
         self.early_turns = int(early_turns)
-        self.gin_hold = int(gin_hold)
         self.late_knock = int(late_knock)
         self.knock_slope = float(knock_slope)
         self.min_knock = int(min_knock)
         self.opp_known_knock = int(opp_known_knock)
+        self.gin_hold = int(gin_hold)
+        self.wall_knock = int(wall_knock)
+        self.feed_hold = float(feed_hold)
         super().__init__(seed=seed)
 
     def reset(self) -> None:
@@ -354,7 +340,6 @@ class GinRulesAgent(GinGreedyAgent):
         self.opp_thrown: set[int] = set()    # the opponent discarded it
         self.opp_refused: set[int] = set()   # the opponent could take it and did not
         self.opp_took: set[int] = set()      # the opponent took it from the pile (ever)
-        self.opp_last: int | None = None     # the opponent's last discard
 
     # -- memory ---------------------------------------------------------------------------
 
@@ -373,9 +358,6 @@ class GinRulesAgent(GinGreedyAgent):
                     self.opp_refused.add(c)
             else:
                 self.opp_thrown.add(c)
-        if pile and pile[-1] not in self.my_discards and pile[-1] != self.upcard \
-                and gin_step(view) in (OFFER, DRAW):
-            self.opp_last = pile[-1]
 
     def act(self, view, mask) -> int:
         return self.remember(view, self.choose(view, mask))
@@ -413,12 +395,6 @@ class GinRulesAgent(GinGreedyAgent):
                 for s, weight in sig:
                     if _near(c, s):
                         w[i] *= 1.0 - self.signal * weight
-            if self.opp_last is not None and self.high_factor != 1.0:
-                top = sv_values = view.variant.spec.hand_value
-                cap = int(sv_values[self.opp_last])
-                for i, c in enumerate(pool):
-                    if int(top[c]) > cap:
-                        w[i] *= self.high_factor
             w *= n_unknown / max(w.sum(), 1e-9)
             p[pool] = np.minimum(w, 1.0)
         for c in known:
@@ -448,9 +424,7 @@ class GinRulesAgent(GinGreedyAgent):
         """Cost of keeping each 10-card hand: ``now_weight`` x its deadwood + the expected
         deadwood after the next draw from ``pool`` (best discard, or the drawn card back)
         - bonuses for the chance that draw lets it knock / go gin."""
-        K = view.variant.config.knock_card
-        if self.plan_limit:   # the deadwood this player will knock with on its next turn
-            K = self.knock_limit(view, view.turn + 2)
+        K = self.knock_limit(view, view.turn + 2)   # what it will knock with next turn
         batch = []
         for h in hands:
             batch.append(h)
@@ -459,10 +433,6 @@ class GinRulesAgent(GinGreedyAgent):
                 batch.extend(e & ~(1 << x) for x in _cards(h))
         dws = sv.dw(batch)
         out = np.empty(len(hands))
-        now_w = self.now_weight + self.now_slope * view.turn
-        if self.hazard_now:
-            h = self.hazard(view)
-            now_w += self.hazard_now * h / (1.0 - h)
         pos = 0
         for i, h in enumerate(hands):
             width = 1 + bin(h).count("1") * len(pool)
@@ -476,83 +446,9 @@ class GinRulesAgent(GinGreedyAgent):
                 pg = float((nxt == 0).mean())
             else:
                 exp, pk, pg = now, float(now <= K), float(now == 0)
-            out[i] = (now_w * now + exp - self.knock_weight * pk
+            out[i] = (self.now_weight * now + exp - self.knock_weight * pk
                       - self.gin_weight * pg)
         return out
-
-    def rollout_values(self, view, sv, hands: list[int], pool: list[int],
-                       first_draw: bool = False) -> np.ndarray:
-        """Expected hand points of keeping each 10-card hand, by short rollouts.
-
-        ``samples`` draw sequences from ``pool`` (the same for every hand) are played
-        ``horizon`` draws deep with the greedy discard; before each of this player's draws
-        the opponent knocks with probability ``hazard(turn)`` (this player then loses its
-        deadwood less ``opp_dk``); once the hand's deadwood is <= knock_card it knocks and
-        wins ``knock_gain`` less its deadwood (+ the gin bonus at 0); what is left at the
-        horizon costs ``horizon_weight`` x the deadwood. ``first_draw``: the hands are
-        about to draw (no opponent turn first)."""
-        cfg = view.variant.config
-        K = cfg.knock_card
-        C = len(hands)
-        h0 = np.array([int(h) for h in hands], dtype=np.uint64)
-        dw0 = sv.dw(hands).astype(np.float64)
-        # this player's draws before the wall (GR-5): the stock shrinks by one a turn
-        S = view.stock_size
-        draws_left = max(0, (S - 1) // 2 if first_draw else (S - 2) // 2)
-        m = min(self.horizon, len(pool), draws_left)
-        wall = m == draws_left       # the rollout reaches the end of the stock
-        if C == 0:
-            return np.zeros(0)
-        if m == 0:
-            h = min(self.hazard_max, self.hazard_rate * view.turn)
-            return -(h * (dw0 - self.opp_dk) if wall else self.horizon_weight * dw0)
-        N = self.samples
-        pool_a = np.asarray(pool, dtype=np.int64)
-        order = np.argsort(self.rng.random((N, len(pool_a))), axis=1)[:, :m]
-        seq = pool_a[order]                                  # (N, m)
-        bits = np.repeat(h0[:, None], N, axis=1).reshape(-1)  # (C*N,)
-        cur = np.repeat(dw0[:, None], N, axis=1).reshape(-1)
-        val = np.zeros(C * N)
-        alive = np.ones(C * N)
-        values = sv.values
-        turn = view.turn
-        one = np.uint64(1)
-        for t in range(m):
-            if not (first_draw and t == 0):
-                h = min(self.hazard_max, self.hazard_rate * turn)
-                val -= alive * h * (cur - self.opp_dk)
-                alive *= 1.0 - h
-                turn += 1
-            u = np.tile(seq[:, t], C).astype(np.uint64)
-            bits = bits | (one << u)
-            ub = np.unpackbits(bits.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
-            cols = np.nonzero(ub)[1].reshape(len(bits), -1)
-            rem = bits[:, None] & ~(one << cols.astype(np.uint64))
-            dws = sv.dw(rem.reshape(-1)).reshape(rem.shape).astype(np.float64)
-            k = np.argmin(dws * 64 - values[cols], axis=1)
-            ar = np.arange(len(bits))
-            bits = rem[ar, k]
-            cur = dws[ar, k]
-            knock = cur <= K
-            gain = self.knock_gain - cur + np.where(cur == 0, cfg.gin_bonus, 0)
-            val += alive * knock * gain
-            alive = alive * ~knock
-            turn += 1
-        if wall:   # the opponent's last turn, then a drawn hand (0)
-            h = min(self.hazard_max, self.hazard_rate * turn)
-            val -= alive * h * (cur - self.opp_dk)
-        else:
-            val -= alive * self.horizon_weight * cur
-        return val.reshape(C, N).mean(axis=1)
-
-    def hazard(self, view, turn=None) -> float:
-        """Estimated chance that the opponent knocks on its next turn: grows with the turn
-        and when its last discard was a low card (its deadwood is then low too)."""
-        turn = view.turn if turn is None else turn
-        h = 0.01 + self.hazard_rate * turn
-        if self.opp_last is not None:
-            h *= 1.0 + self.signal_mult * max(0, 10 - int(view.variant.spec.hand_value[self.opp_last]))
-        return min(self.hazard_max, h)
 
     def draw_pool(self, view) -> list[int]:
         seen = self.seen_cards(view)
@@ -564,15 +460,15 @@ class GinRulesAgent(GinGreedyAgent):
         cards = [a - off for a in actions]
         pool = self.draw_pool(view)
         kept = [hand & ~(1 << c) for c in cards]
-        if self.rollout:
-            costs = -self.rollout_values(view, sv, kept, pool)
-        else:
-            costs = self.hand_costs(view, sv, kept, pool)
+        costs = self.hand_costs(view, sv, kept, pool)
         p = self.hold_probs(view)
-        excl = self.excluded_pairs(view) if self.exclude else frozenset()
+        excl = self.excluded_pairs(view)
         known = set(view.opponent_known)
+        K = view.variant.config.knock_card
+        low = sv.dw(kept) <= K     # holding a low hand: a knock by the opponent is welcome
         for i, c in enumerate(cards):
-            costs[i] += self.feed_weight * self.feed_prob(c, p, excl, known)
+            w = self.feed_weight * (self.feed_hold if low[i] else 1.0)
+            costs[i] += w * self.feed_prob(c, p, excl, known)
         i = min(range(len(cards)), key=lambda k: (costs[k], -sv.value(cards[k])))
         return actions[i]
 
@@ -586,10 +482,7 @@ class GinRulesAgent(GinGreedyAgent):
         if melds and best < cur:
             return True
         # a card that lets the hand knock at once (with the knock policy's consent)
-        if best <= K and cur > K and best <= self.knock_limit(view):
-            return True
-        # holding a low hand (to undercut or go gin): a card that lowers it a lot
-        return self.hold_take > 0 and cur <= K and best <= cur - self.hold_take
+        return best <= K and cur > K and best <= self.knock_limit(view)
 
     # -- knocking -------------------------------------------------------------------------
 

@@ -6,12 +6,14 @@
   knocks as soon as it may (gin when it can); melds its best arrangement; as defender lays
   off every card that lowers its deadwood, then melds.
 * ``GinRulesAgent``: tracks the opponent's picks, discards and refusals; discards to minimise
-  a mix of present and expected deadwood after the next draw (over the unseen cards) plus
-  the chance of feeding a meld the opponent may hold (a probability per live meld, lowered
-  near the cards it threw or refused, raised by the cards it took); takes a discard when it
-  melds or lets it knock at once; knocks by a turn-dependent deadwood limit (undercut risk
-  grows as the hand goes on), holds small deadwood early to play for gin; as defender runs
-  an exact search over layoff sequences on the knocker's melds.
+  its deadwood now (what an opponent's knock would cost) plus the expected deadwood after
+  the next draw over the unseen cards, less bonuses for the chance of knocking / gin next
+  turn, plus the chance of feeding a meld the opponent may hold (per live 3-card meld,
+  lowered near the cards it threw or refused, certain with the cards it took); takes a
+  discard when it melds or lets it knock at once; knocks at once early in the hand, later
+  only with deadwood under a limit falling with the turns down to gin only (undercut risk
+  grows, while a low hand held on may undercut the opponent's knock); as defender runs an
+  exact search over layoff sequences on the knocker's melds.
 
 Both read the public Gin step (``g_step``) of the state record and the variant's action
 layout; card ids are faces (``suit * 13 + rank``). Every returned action is legal (the
@@ -291,8 +293,7 @@ class GinRulesAgent(GinGreedyAgent):
         knock (by its own knock limit) / go gin.
     ``feed_weight``
         cost (deadwood points) per unit of probability that a discard completes a meld the
-        opponent may hold; ``feed_hold`` scales it while the kept hand is already low
-        (deadwood <= knock_card: a knock by the opponent then risks an undercut).
+        opponent may hold.
     ``signal``
         how much a card the opponent threw or refused lowers the chance that it holds the
         cards next to it (0: ignored, 1: never); the pairs completing such a card are
@@ -318,7 +319,7 @@ class GinRulesAgent(GinGreedyAgent):
                  gin_weight: float = 6.0, feed_weight: float = 12.0, signal: float = 0.5,
                  early_turns: int = 4, late_knock: int = 10, knock_slope: float = 2.0,
                  min_knock: int = 0, opp_known_knock: int = 4, gin_hold: int = 0,
-                 wall_knock: int = 10, feed_hold: float = 1.0):
+                 wall_knock: int = 10):
         self.now_weight = float(now_weight)
         self.knock_weight = float(knock_weight)
         self.gin_weight = float(gin_weight)
@@ -331,7 +332,6 @@ class GinRulesAgent(GinGreedyAgent):
         self.opp_known_knock = int(opp_known_knock)
         self.gin_hold = int(gin_hold)
         self.wall_knock = int(wall_knock)
-        self.feed_hold = float(feed_hold)
         super().__init__(seed=seed)
 
     def reset(self) -> None:
@@ -339,7 +339,6 @@ class GinRulesAgent(GinGreedyAgent):
         self.upcard: int | None = None
         self.opp_thrown: set[int] = set()    # the opponent discarded it
         self.opp_refused: set[int] = set()   # the opponent could take it and did not
-        self.opp_took: set[int] = set()      # the opponent took it from the pile (ever)
 
     # -- memory ---------------------------------------------------------------------------
 
@@ -347,7 +346,6 @@ class GinRulesAgent(GinGreedyAgent):
         pile = list(view.discard)
         if self.upcard is None and pile and view.turn == 0:
             self.upcard = pile[0]
-        self.opp_took |= set(view.opponent_known)
         s = view.game.states[view.index]
         upcard_offered = not (view.turn == 0 and int(s["g_passes"]) == 0)
         for c in pile:
@@ -403,7 +401,8 @@ class GinRulesAgent(GinGreedyAgent):
 
     def excluded_pairs(self, view) -> set:
         """Pairs the opponent is taken not to hold: those completing a card it threw or
-        refused (it would have kept or taken that card), unless it took one of them since."""
+        refused (it would have kept or taken that card); :meth:`feed_prob` still counts a
+        pair with a card known to be in its hand (taken since)."""
         out = set()
         for x in self.opp_thrown | self.opp_refused:
             out.update(_PARTNERS[x])
@@ -464,11 +463,8 @@ class GinRulesAgent(GinGreedyAgent):
         p = self.hold_probs(view)
         excl = self.excluded_pairs(view)
         known = set(view.opponent_known)
-        K = view.variant.config.knock_card
-        low = sv.dw(kept) <= K     # holding a low hand: a knock by the opponent is welcome
         for i, c in enumerate(cards):
-            w = self.feed_weight * (self.feed_hold if low[i] else 1.0)
-            costs[i] += w * self.feed_prob(c, p, excl, known)
+            costs[i] += self.feed_weight * self.feed_prob(c, p, excl, known)
         i = min(range(len(cards)), key=lambda k: (costs[k], -sv.value(cards[k])))
         return actions[i]
 
@@ -514,6 +510,9 @@ class GinRulesAgent(GinGreedyAgent):
     # -- defending: exact layoff search -----------------------------------------------------
 
     def choose_layoff(self, view, sv, hand, layoffs):
+        """The first layoff of a sequence that leaves the least deadwood (an exact search
+        over sequences on a model of the knocker's melds: a run grows at its ends, a set up
+        to four; a card that breaks this player's own meld may still pay), or None."""
         off = view.variant.layout.layoff
         knocker = 1 - view.player
         melds = []
@@ -530,7 +529,7 @@ class GinRulesAgent(GinGreedyAgent):
 
         def fit(ms, c):
             for k, m in enumerate(ms):  # a run before a set, as the engine lays off
-                if m[0] == "run" and _suit(c) == m[1] and (_rank(c) == m[2] - 1 or _rank(c) == m[3] + 1):
+                if m[0] == "run" and _suit(c) == m[1] and _rank(c) in (m[2] - 1, m[3] + 1):
                     return k
             for k, m in enumerate(ms):
                 if m[0] == "set" and _rank(c) == m[1] and m[3] < 4 and not (m[2] >> c) & 1:

@@ -57,7 +57,8 @@ def agent_plays(agent, g: Game) -> list[str]:
 
 def table_melds(g: Game, founder: int) -> set[tuple[str, ...]]:
     d = g.variant.deck
-    return {tuple(d.card_text(c) for c in m["cards"]) for m in g.melds(0) if m["founder"] == founder}
+    return {tuple(d.card_text(c) for c in m["cards"])
+            for m in g.melds(0) if m["founder"] == founder}
 
 
 JUNK = "2C 9D KS 4C JD QC 8S 3D"          # no two of these meld together
@@ -117,7 +118,8 @@ def test_knocks_when_legal_and_melds_its_best_arrangement_gr3(agent, drawn, dk):
     runs = {("AC", "2C", "3C", "4C")} if dk == 0 else {("AC", "2C", "3C")}
     assert table_melds(g, 0) == runs | {("7D", "7H", "7S"), ("9H", "TH", "JH")}
     assert sorted(g.hand(0, 0)) == ([] if dk == 0 else g.variant.deck.parse_cards("5D"))
-    assert int(g.states[0]["g_step"]) == (K.DEF_MELD if dk == 0 else K.LAYOFF)  # GR-3: gin: no layoffs
+    # GR-3: no layoffs after gin
+    assert int(g.states[0]["g_step"]) == (K.DEF_MELD if dk == 0 else K.LAYOFF)
 
 
 def test_defender_lays_off_fitting_cards_then_melds_gr3_gr4(agent):

@@ -4,10 +4,13 @@ Each reads the legal mask and the current hand only, and is cheap enough for hun
 playouts a decision. :func:`playout_batch` is written once; numba picks the policy by the
 spec's type (:data:`POLICY_BY_SPEC`), as :mod:`mountain_rummy_env.core.batch` picks rules.
 
-* Mountain (:func:`mountain_action`): takes the top discard when it completes a meld with
-  the hand or lays off on the table, otherwise draws stock; makes the legal meld with the
-  most cards, then any layoff; ends with Base Camp, else a knock (highest card face down),
-  else discards the least connected high card that would not lay off on the table.
+* Mountain (:func:`mountain_action`): takes the top discard when the solver melds it with
+  the hand (points rise), when it lays off on the table or is a joker, otherwise draws
+  stock; makes the legal meld with the most cards, then any layoff; ends with Base Camp,
+  else a knock (highest card face down), else discards the card whose removal leaves the
+  most solver points (high, unconnected cards first; never one that lays off on the table
+  while another can go). It sees the stock and the top discard only in the draw phase
+  (:func:`mountain_mask`).
 * Gin (:func:`gin_action`): takes the up-card when it goes into a meld (exact deadwood),
   else draws (passes on the first offer); knocks as soon as it may, with the discard that
   leaves the least deadwood, else discards that card; melds an optimal arrangement; lays

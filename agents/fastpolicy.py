@@ -8,8 +8,8 @@ spec's type (:data:`POLICY_BY_SPEC`), as :mod:`mountain_rummy_env.core.batch` pi
   the hand (points rise), when it lays off on the table or is a joker, otherwise draws
   stock; makes the legal meld with the most cards, then any layoff; ends with Base Camp,
   else a knock (highest card face down), else discards the card whose removal leaves the
-  most solver points (high, unconnected cards first; never one that lays off on the table
-  while another can go). It sees the stock and the top discard only in the draw phase
+  most solver points (high, unconnected cards first; a card that would lay off on the
+  table is held back). It sees the stock and the top discard only in the draw phase
   (:func:`mountain_mask`).
 * Gin (:func:`gin_action`): takes the up-card when it goes into a meld (exact deadwood),
   else draws (passes on the first offer); knocks as soon as it may, with the discard that

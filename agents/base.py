@@ -58,31 +58,38 @@ class ByVariant(Agent):
 
     def __init__(self, name: str, strategies: dict, seed, params: dict, kwargs: dict):
         super().__init__(seed=seed)
-        self._agent_name, self._strategies = name, strategies
-        self._seed, self._params, self._kwargs = seed, params, kwargs
-        self._built: dict[str, Agent] = {}
+        self._agent_name, self._strategies, self._params = name, strategies, params
+        self._built: dict[str, Agent] = {
+            variant: cls(seed=seed, **params, **kwargs)
+            for variant, cls in strategies.items() if set(params) <= _accepted(cls)}
         self._active: Agent | None = None
-        for variant, cls in strategies.items():
-            if set(params) <= _accepted(cls):
-                self.strategy_for(variant)
         if not self._built:
             raise AgentSpecError(f"no strategy of agent {name!r} takes the parameters "
                                  f"{', '.join(sorted(params))}")
 
+    @property
+    def name(self) -> str:
+        return self._agent_name
+
+    @name.setter
+    def name(self, spec: str) -> None:
+        """The spec string: the strategies report it too."""
+        self._agent_name = spec
+        for strategy in self._built.values():
+            strategy.name = spec
+
     def strategy_for(self, variant_name: str) -> Agent:
-        """The strategy playing ``variant_name`` (built on first use)."""
+        """The strategy playing ``variant_name``."""
         hit = self._built.get(variant_name)
-        if hit is None:
-            cls = self._strategies.get(variant_name)
-            if cls is None:
-                raise AgentSpecError(f"agent {self._agent_name!r} has no strategy for variant "
-                                     f"{variant_name!r} (it plays: {', '.join(self._strategies)})")
-            unknown = set(self._params) - _accepted(cls)
-            if unknown:
-                raise AgentSpecError(f"parameter(s) {', '.join(sorted(unknown))} of agent "
-                                     f"{self._agent_name!r} do not apply to {variant_name!r}")
-            hit = self._built[variant_name] = cls(seed=self._seed, **self._params, **self._kwargs)
-        return hit
+        if hit is not None:
+            return hit
+        cls = self._strategies.get(variant_name)
+        if cls is None:
+            raise AgentSpecError(f"agent {self._agent_name!r} has no strategy for variant "
+                                 f"{variant_name!r} (it plays: {', '.join(self._strategies)})")
+        unknown = set(self._params) - _accepted(cls)
+        raise AgentSpecError(f"parameter(s) {', '.join(sorted(unknown))} of agent "
+                             f"{self._agent_name!r} do not apply to {variant_name!r}")
 
     def reset(self) -> None:
         if self._active is not None:
@@ -90,12 +97,6 @@ class ByVariant(Agent):
 
     def act(self, view, mask) -> int:
         return self._select(view).act(view, mask)
-
-    def __setattr__(self, key, value):
-        super().__setattr__(key, value)
-        if key == "name":  # the spec string: the strategies report it too
-            for strategy in self._built.values():
-                strategy.name = value
 
     def action_probabilities(self, view, mask) -> np.ndarray:
         return self._select(view).action_probabilities(view, mask)

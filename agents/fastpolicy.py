@@ -65,6 +65,15 @@ def _layable(s, spec, f):
 
 
 @njit(cache=True)
+def _first_legal(spec, mask):
+    """The lowest legal action id (a fallback no policy case should reach), or -1."""
+    for a in range(spec.num_actions):
+        if mask[a]:
+            return a
+    return -1
+
+
+@njit(cache=True)
 def _points(tables, hands, jokers, out):
     """Solver points (meld credit - deadwood, MR-12) of each hand into ``out``."""
     credit, values, run_best, suit_value, tgain, set_ids, set_cnt, t_mask, t_len, t_faces = tables
@@ -147,10 +156,7 @@ def mountain_action(s, spec, mask, tables):
             best = spec.a_discard + f
     if best >= 0:
         return best
-    for a in range(spec.num_actions):
-        if mask[a]:
-            return a
-    return -1
+    return _first_legal(spec, mask)
 
 
 @njit(cache=True)
@@ -202,10 +208,7 @@ def gin_action(s, spec, mask, tables):
             return spec.a_meld + t
     if mask[spec.a_done]:
         return spec.a_done
-    for a in range(spec.num_actions):
-        if mask[a]:
-            return a
-    return -1
+    return _first_legal(spec, mask)
 
 
 @njit(cache=True)

@@ -79,9 +79,19 @@ class MonteCarloSearch:
     paired difference.
     """
 
-    budget: int = 200
-    z: float = 1.0
     _scratch = None
+
+    def __init__(self, seed=None, budget: int = 200, discards: int = 3, z: float = 1.0):
+        super().__init__(seed=seed)
+        if budget < 1:
+            raise ValueError(f"budget must be >= 1, got {budget}")
+        if discards < 1:
+            raise ValueError(f"discards must be >= 1, got {discards}")
+        if z < 0:
+            raise ValueError(f"z must be >= 0, got {z}")
+        self.budget = budget
+        self.discards = discards   # discard candidates searched beside the heuristic's choice
+        self.z = z
 
     def sample_states(self, view, n: int) -> np.ndarray:
         """``n`` state records to roll out from: the hidden cards re-dealt at random."""
@@ -113,27 +123,11 @@ class MonteCarloSearch:
         return int(cands[best]) if diff.mean() > self.z * se else int(cands[0])
 
 
-def check_search_params(budget: int, z: float) -> None:
-    if budget < 1:
-        raise ValueError(f"budget must be >= 1, got {budget}")
-    if z < 0:
-        raise ValueError(f"z must be >= 0, got {z}")
-
-
 @register("search", variant="mountain",
           help="determinised Monte Carlo: samples hidden cards, rolls out each candidate "
                "with a compiled playout policy; budget = playouts per decision")
 class SearchAgent(MonteCarloSearch, RulesAgent):
     """Mountain: searches the draw and the end of the turn; placements follow the rules player."""
-
-    def __init__(self, seed=None, budget: int = 200, discards: int = 3, z: float = 1.0):
-        super().__init__(seed=seed)
-        check_search_params(budget, z)
-        if discards < 1:
-            raise ValueError(f"discards must be >= 1, got {discards}")
-        self.budget = budget
-        self.discards = discards
-        self.z = z
 
     def act(self, view, mask) -> int:
         legal = np.flatnonzero(mask)
@@ -186,15 +180,6 @@ class SearchAgent(MonteCarloSearch, RulesAgent):
 class GinSearchAgent(MonteCarloSearch, GinRulesAgent):
     """Gin: searches the draw (take, draw or pass) and the discard or knock; the melds and
     layoffs after a knock follow the rules player."""
-
-    def __init__(self, seed=None, budget: int = 200, discards: int = 3, z: float = 1.0):
-        super().__init__(seed=seed)
-        check_search_params(budget, z)
-        if discards < 1:
-            raise ValueError(f"discards must be >= 1, got {discards}")
-        self.budget = budget
-        self.discards = discards
-        self.z = z
 
     def choose(self, view, mask) -> int:
         first = super().choose(view, mask)

@@ -139,8 +139,9 @@ def load_results(path) -> list[dict]:
 
 
 @contextmanager
-def appending(path):
-    """``path`` opened for appending JSON lines; a torn last line (an interrupted write) is
+def result_sink(path, total: int, *, desc: str, unit: str, progress: bool = True):
+    """A ``sink(row)`` that appends each row to ``path`` as a JSON line at once (flushed)
+    and ticks a progress bar of ``total``. A torn last line (an interrupted write) is
     ended first, so the next row starts on its own line and is not lost on reading."""
     p = Path(path)
     if p.exists() and p.stat().st_size:
@@ -150,8 +151,21 @@ def appending(path):
         if torn:
             with p.open("a") as fh:
                 fh.write("\n")
+    bar = None
+    if progress and total:
+        from tqdm import tqdm
+        bar = tqdm(total=total, desc=desc, unit=unit, dynamic_ncols=True)
     with p.open("a") as fh:
-        yield fh
+        def sink(row):
+            fh.write(json.dumps(row) + "\n")
+            fh.flush()
+            if bar is not None:
+                bar.update(1)
+        try:
+            yield sink
+        finally:
+            if bar is not None:
+                bar.close()
 
 
 def run_tournament(cfg: TournamentConfig, out_dir, *, resume: bool = True,
@@ -170,16 +184,7 @@ def run_tournament(cfg: TournamentConfig, out_dir, *, resume: bool = True,
         todo = todo[:max_jobs]
     cfg_dict = asdict(cfg)
     args = [(cfg_dict, a, b, d) for a, b, d in todo]
-    bar = None
-    if progress and todo:
-        from tqdm import tqdm
-        bar = tqdm(total=len(todo), desc="deals", unit="deal", dynamic_ncols=True)
-    with appending(path) as fh:
-        def sink(row):
-            fh.write(json.dumps(row) + "\n")
-            fh.flush()
-            if bar is not None:
-                bar.update(1)
+    with result_sink(path, len(todo), desc="deals", unit="deal", progress=progress) as sink:
         if cfg.workers <= 1 or len(args) <= 1:
             for job in args:
                 sink(_play_job(job))
@@ -188,8 +193,6 @@ def run_tournament(cfg: TournamentConfig, out_dir, *, resume: bool = True,
             with ctx.Pool(cfg.workers) as pool:
                 for row in pool.imap_unordered(_play_job, args, chunksize=1):
                     sink(row)
-    if bar is not None:
-        bar.close()
     wanted = set(cfg.jobs())
     rows = [r for r in load_results(path)
             if r.get("variant") == vkey and (r["a"], r["b"], r["deal"]) in wanted]

@@ -24,7 +24,7 @@ from agents.base import register
 from agents.search import GinSearchAgent, SearchAgent
 
 
-def true_states(view, n: int, rng=None) -> np.ndarray:
+def true_states(view, n: int) -> np.ndarray:
     """``n`` copies of the true state record behind ``view`` (no hidden card re-dealt)."""
     base = view.game.states[view.index]
     return np.repeat(base[None], n, axis=0)

@@ -19,7 +19,7 @@ import multiprocessing as mp
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from experiments.tournament import appending, load_results
+from experiments.tournament import load_results, result_sink
 
 DEFAULT_LADDER = ("random", "greedy", "rules", "search:budget=8", "search:budget=32")
 
@@ -295,19 +295,9 @@ def collect(cfg: LuckSkillConfig, variant: str, agents: list[str], out_dir, *,
     if max_jobs is not None:
         todo = todo[:max_jobs]
     args = [(variant, options, cfg.seed, j) for j in todo]
-    bar = None
-    if progress and todo:
-        from tqdm import tqdm
-        bar = tqdm(total=len(todo), desc=f"{variant} jobs", unit="job", dynamic_ncols=True)
-    with appending(path) as fh:
-        def sink(row):
-            fh.write(json.dumps(row) + "\n")
-            fh.flush()
-            if bar is not None:
-                bar.update(1)
+    with result_sink(path, len(todo), desc=f"{variant} jobs", unit="job",
+                     progress=progress) as sink:
         run_jobs(args, sink, workers=cfg.workers, timeout=cfg.job_timeout)
-    if bar is not None:
-        bar.close()
     wanted = {_key(j, variant, options, cfg.seed) for j in jobs}
     seen = set()
     rows = []

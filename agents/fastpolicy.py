@@ -11,10 +11,11 @@ spec's type (:data:`POLICY_BY_SPEC`), as :mod:`mountain_rummy_env.core.batch` pi
   most solver points (high, unconnected cards first; a card that would lay off on the
   table is held back). It sees the stock and the top discard only in the draw phase
   (:func:`mountain_mask`).
-* Gin (:func:`gin_action`): takes the up-card when it goes into a meld (exact deadwood),
-  else draws (passes on the first offer); knocks as soon as it may, with the discard that
-  leaves the least deadwood, else discards that card; melds an optimal arrangement; lays
-  off every card that lowers its deadwood.
+* Gin (:func:`gin_action`): takes the up-card when it goes into a meld (exact deadwood)
+  or lets it knock at once, else draws (passes on the first offer); knocks with the
+  discard that leaves the least deadwood when the rules player's falling knock limit
+  allows, else discards that card; melds an optimal arrangement; lays off every card
+  that lowers its deadwood.
 """
 
 from __future__ import annotations
@@ -175,6 +176,26 @@ def _gin_best_removal(spec, bits, mask, offset):
     return best
 
 
+# Gin rules player's knock policy (agents.gin.GinRulesAgent defaults): any legal knock in
+# the first GIN_EARLY_TURNS turns, then a limit falling by GIN_KNOCK_SLOPE a turn from
+# GIN_LATE_KNOCK down to gin only; gin only once GIN_OPP_KNOWN cards of the opponent's hand
+# are known; with at most 3 stock cards left, any deadwood up to GIN_WALL_KNOCK.
+GIN_EARLY_TURNS, GIN_LATE_KNOCK, GIN_KNOCK_SLOPE, GIN_OPP_KNOWN, GIN_WALL_KNOCK = 4, 10, 2, 4, 10
+
+
+@njit(cache=True)
+def _gin_knock_limit(s, spec, p, turn):
+    """Largest deadwood the Gin playout policy knocks with at ``turn`` (rules player's)."""
+    limit = spec.knock_limit
+    if turn >= GIN_EARLY_TURNS:
+        limit = min(limit, max(0, GIN_LATE_KNOCK - GIN_KNOCK_SLOPE * (turn - GIN_EARLY_TURNS)))
+    known = 0
+    for c in range(spec.num_cards):
+        if s.loc[c] == LOC_HAND + (p + 1) % spec.num_players and s.public[c] != 0:
+            known += 1
+    return 0 if known >= GIN_OPP_KNOWN else limit
+
+
 @njit(cache=True)
 def gin_action(s, spec, mask, tables):
     """Gin's playout action for the current player of ``s`` (mask must be current)."""
@@ -188,11 +209,22 @@ def gin_action(s, spec, mask, tables):
             if (step == gin.WALL or gin.deadwood(spec, with_top)
                     < gin.deadwood(spec, bits) + spec.hand_value[top]):
                 return spec.a_take + top
+            cur = gin.deadwood(spec, bits)
+            if cur > spec.knock_limit:   # a take that lets it knock at once, by its limit
+                best = cur
+                for c in range(spec.num_cards):
+                    if c != top and (bits >> np.int64(c)) & 1:
+                        best = min(best, gin.deadwood(spec, with_top & ~(np.int64(1) << np.int64(c))))
+                if best <= min(spec.knock_limit, _gin_knock_limit(s, spec, p, s.turn)):
+                    return spec.a_take + top
         return spec.a_draw if mask[spec.a_draw] else spec.a_done
     if step == gin.DISCARD or step == gin.KNOCK_ONLY:
         c = _gin_best_removal(spec, bits, mask, spec.a_knock)
         if c >= 0:
-            return spec.a_knock + c
+            dk = gin.deadwood(spec, bits & ~(np.int64(1) << np.int64(c)))
+            if (step == gin.KNOCK_ONLY or dk == 0 or dk <= _gin_knock_limit(s, spec, p, s.turn)
+                    or (gin.stock_left(s) <= 3 and dk <= GIN_WALL_KNOCK)):
+                return spec.a_knock + c
         return spec.a_discard + _gin_best_removal(spec, bits, mask, spec.a_discard)
     if step == gin.LAYOFF:
         dw = gin.deadwood(spec, bits)

@@ -15,9 +15,9 @@
   grows, while a low hand held on may undercut the opponent's knock); as defender runs an
   exact search over layoff sequences on the knocker's melds.
 
-Both read the public Gin step (``g_step``) of the state record and the variant's action
-layout; card ids are faces (``suit * 13 + rank``). Every returned action is legal (the
-mask is exact and every choice is drawn from it).
+Both read the public Gin step (``PlayerView.step``) and the variant's action layout; card
+ids are faces (``suit * 13 + rank``). Every returned action is legal (the mask is exact and
+every choice is drawn from it).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ __all__ = ["GinGreedyAgent", "GinRulesAgent", "gin_step"]
 
 def gin_step(view) -> int:
     """The public Gin step (``core.gin.OFFER`` ... ``DEF_MELD``) of ``view``'s position."""
-    return int(view.game.states[view.index]["g_step"])
+    return view.step
 
 
 def _bits(cards) -> int:

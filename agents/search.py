@@ -1,28 +1,33 @@
 """``search``: determinised Monte Carlo search (perfect-information Monte Carlo).
 
-At each decision that matters (for Mountain: the draw, and how to end the turn) it lists
-candidate actions, then ``budget`` times in all: samples the hidden cards consistently with what
-its player has seen (the opponent's hand size and the cards known to be in it, the stock
-size, every card face up), writes the sample into a copy of the game's state record,
-plays a candidate and finishes the hand with the compiled playout policy
-(:mod:`agents.fastpolicy`). The same samples are used for every candidate (common random
-numbers), and the candidate with the best mean hand-point margin is played. Placements
-(melds, layoffs, the response phase) follow the greedy player.
+At each decision that matters (for Mountain: the draw, and the discard; for Gin: the draw
+and the discard or knock) it lists candidate actions, the heuristic (``rules``) player's
+choice first. Each sample re-deals the hidden cards consistently with what its player has
+seen (the opponent's hand size and the cards known to be in it, the stock size, every card
+face up), honed so that the opponent's hand looks played rather than freshly dealt
+(:func:`determinise`), writes it into a copy of the game's state record, plays a candidate
+and finishes the hand with the compiled playout policy (:mod:`agents.fastpolicy`). Every
+candidate is played on the same samples (common random numbers). Half the budget screens
+the candidates; the screen's best challenger must then beat the heuristic's choice again on
+fresh samples before it is played (:meth:`MonteCarloSearch.search`). Placements (melds,
+layoffs, the response phase) follow the rules player.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from mountain_rummy_env.cards import JOKER_FACE
 from mountain_rummy_env.core import gin as gin_kernels
 from mountain_rummy_env.core import rules
 from mountain_rummy_env.core.batch import step_batch
+from mountain_rummy_env.solver import OBJ_DEADWOOD, batch_kernel, fast_tables
 from mountain_rummy_env.core.state import (
     EVENT_NONE, LOC_FACEDOWN, LOC_HAND, LOC_STOCK, PHASE_DRAW, PHASE_PLAY,
 )
 
 from .base import register
-from .common import BASE_CAMP, DISCARD, DRAW, KNOCK, legal_by_family
+from .common import BASE_CAMP, DRAW, KNOCK, legal_by_family
 from .fastpolicy import playout_batch, rollout_tables
 from .gin import GinRulesAgent
 from .rules import RulesAgent
@@ -40,9 +45,17 @@ def hidden_pool(view) -> np.ndarray:
     return np.flatnonzero(~seen)
 
 
-def determinise(view, n: int, rng) -> np.ndarray:
+def determinise(view, n: int, rng, hone: float = 0.0, meld_free: bool = False) -> np.ndarray:
     """``n`` copies of the view's game state with the hidden cards re-dealt at random,
-    consistent with everything the player has observed."""
+    consistent with everything the player has observed.
+
+    ``hone`` > 0 makes the opponent's hidden cards look played rather than dealt: per turn
+    the opponent has had, ``hone`` rounds of "draw a random hidden card, drop the card
+    whose removal leaves the least deadwood" (:func:`hone_hands`). Uniform re-dealing
+    badly overrates a hand held for some turns: in rules-vs-rules Gin the opponent's true
+    deadwood after 8 turns each averages 12, a uniform re-deal 48 (docs/agents.md).
+    ``meld_free``: once the opponent has played a turn its hidden cards hold no meld (an
+    opponent that melds at once, as every Mountain baseline does; :func:`break_melds`)."""
     game, i, me = view.game, view.index, view.player
     opp = (me + 1) % view.variant.num_players
     base = game.states[i]
@@ -54,6 +67,11 @@ def determinise(view, n: int, rng) -> np.ndarray:
     if k_opp + n_stock > len(pool):
         raise AssertionError("hidden-card counts do not fit the pool")
     perms = rng.permuted(np.broadcast_to(pool, (n, len(pool))), axis=1).astype(np.int8)
+    rounds = int(round(hone * (view.turn + 1) / 2))     # the opponent's turns so far, about
+    if rounds and k_opp:
+        hone_hands(view.variant, perms, k_opp, view.opponent_known, rounds, rng)
+    if meld_free and view.turn >= 1 and k_opp:
+        break_melds(view.variant, perms, k_opp, view.opponent_known, rng)
     loc = states["loc"]
     public = states["public"]
     rows = np.arange(n)[:, None]
@@ -70,37 +88,139 @@ def determinise(view, n: int, rng) -> np.ndarray:
     return states
 
 
+def hone_hands(variant, perms, k: int, known, rounds: int, rng) -> None:
+    """In place: ``rounds`` times per row of ``perms``, swap a random card from beyond the
+    first ``k`` (the opponent's unknown cards) into them when dropping another card of the
+    hand (those ``k`` plus the ``known`` cards) leaves less deadwood."""
+    n, width = perms.shape
+    if width <= k:
+        return
+    rows = np.arange(n)
+    for _ in range(rounds):
+        j = rng.integers(k, width, size=n)
+        drawn = np.concatenate([perms[:, :k], perms[rows, j][:, None]], axis=1)   # n x (k+1)
+        out = _deadwood_dropping_each(variant, *_hands(variant, drawn, known)).argmin(axis=1)
+        swap = out < k
+        r, c, o = rows[swap], j[swap], out[swap]
+        perms[r, o], perms[r, c] = perms[r, c], perms[r, o]
+
+
+def break_melds(variant, perms, k: int, known, rng, tries: int = 12) -> None:
+    """In place: while a row's hand (``perms[row, :k]`` + ``known``) holds a meld, swap the
+    hidden card whose loss melds the least value for a random card beyond the first ``k``
+    (up to ``tries`` rounds; a row still holding a meld then is kept)."""
+    n, width = perms.shape
+    if width <= k:
+        return
+    values = np.asarray(variant.spec.hand_value, dtype=np.int64)
+    face = np.asarray(variant.spec.card_face, dtype=np.int64)
+    known_value = int(values[face[np.asarray(list(known), dtype=np.int64)]].sum())
+    rows = np.arange(n)
+    for _ in range(tries):
+        bit, natural, bits, jokers = _hands(variant, perms[rows, :k], known)
+        value = values[face[perms[rows, :k]]]
+        total = value.sum(axis=1) + known_value
+        melded = total - deadwood_batch(variant, bits, jokers)
+        keep = melded > 0
+        rows = rows[keep]
+        if not len(rows):
+            return
+        left = (total[keep][:, None] - value[keep]) - _deadwood_dropping_each(
+            variant, bit[keep], natural[keep], bits[keep], jokers[keep])
+        i = left.argmin(axis=1)
+        j = rng.integers(k, width, size=len(rows))
+        perms[rows, i], perms[rows, j] = perms[rows, j], perms[rows, i]
+
+
+def _hands(variant, cards, known):
+    """Per row of card ids ``cards`` plus the ``known`` cards: each card's face bit (0 for a
+    joker), which cards are natural, the hand's face bitmask and its joker count."""
+    face = np.asarray(variant.spec.card_face, dtype=np.int64)
+    f = face[cards]
+    natural = f < JOKER_FACE
+    bit = np.where(natural, np.uint64(1) << np.where(natural, f, 0).astype(np.uint64),
+                   np.uint64(0))
+    kf = face[np.asarray(list(known), dtype=np.int64)]
+    bits = np.bitwise_or.reduce(bit, axis=1) | np.uint64(_bits_of(kf[kf < JOKER_FACE]))
+    jokers = (~natural).sum(axis=1) + int((kf == JOKER_FACE).sum())
+    return bit, natural, bits, jokers
+
+
+def _deadwood_dropping_each(variant, bit, natural, bits, jokers) -> np.ndarray:
+    """Least deadwood of each hand (row) without each one of its cards (column)."""
+    drop_bits = (bits[:, None] & ~bit).reshape(-1)
+    drop_jokers = (jokers[:, None] - (~natural).astype(np.int64)).reshape(-1)
+    return deadwood_batch(variant, drop_bits, drop_jokers).reshape(bit.shape)
+
+
+def _bits_of(faces) -> int:
+    bits = 0
+    for f in faces:
+        bits |= 1 << int(f)
+    return bits
+
+
+_DEADWOOD_TABLES: dict = {}
+
+
+def deadwood_batch(variant, hands, jokers) -> np.ndarray:
+    """Least deadwood of each hand (natural-face bitmasks, joker counts), int32."""
+    tables = _DEADWOOD_TABLES.get(variant.name)
+    if tables is None:
+        values = np.ascontiguousarray(variant.spec.hand_value, dtype=np.int64)
+        tables = _DEADWOOD_TABLES[variant.name] = (
+            values, *fast_tables(variant.table, values, "deadwood"))
+    values, run_best, suit_value, tgain, set_ids, set_cnt = tables
+    t = variant.table
+    out = np.empty(len(hands), dtype=np.int32)
+    batch_kernel(np.ascontiguousarray(hands, dtype=np.uint64),
+                 np.ascontiguousarray(jokers, dtype=np.int8), t.mask, t.length, t.faces,
+                 t.credit, values, np.int64(OBJ_DEADWOOD), np.int64(0), np.int64(-1),
+                 run_best, suit_value, tgain, set_ids, set_cnt, out)
+    return out
+
+
 class MonteCarloSearch:
     """Determinised rollout evaluation of candidate actions, for any variant.
 
-    Mixed into a heuristic agent: ``search`` plays each candidate on ``budget`` sampled
-    deals (common random numbers across candidates) and keeps the heuristic's own choice,
-    which must be candidate 0, unless another is better by ``z`` standard errors of the
-    paired difference.
+    Mixed into a heuristic agent: ``search`` spends ``budget`` playouts per decision and
+    keeps the heuristic's own choice, which must be candidate 0, unless a challenger beats
+    it by ``z`` standard errors of the paired difference on fresh samples.
     """
 
     _scratch = None
+    meld_free = False   # the opponent's hidden cards hold no meld (it melds at once)
 
-    def __init__(self, seed=None, budget: int = 200, discards: int = 3, z: float = 1.0):
+    SCOPES = ("all", "draw", "end")
+
+    def __init__(self, seed=None, budget: int = 200, discards: int = 3, z: float = 1.0,
+                 scope: str = "all", hone: float = 0.0):
         super().__init__(seed=seed)
+        if scope not in self.SCOPES:
+            raise ValueError(f"scope must be one of {', '.join(self.SCOPES)}, got {scope!r}")
         if budget < 1:
             raise ValueError(f"budget must be >= 1, got {budget}")
         if discards < 1:
             raise ValueError(f"discards must be >= 1, got {discards}")
         if z < 0:
             raise ValueError(f"z must be >= 0, got {z}")
+        if hone < 0:
+            raise ValueError(f"hone must be >= 0, got {hone}")
         self.budget = budget
         self.discards = discards   # discard candidates searched beside the heuristic's choice
         self.z = z
+        self.scope = scope         # which decisions are searched: the draw, the end, or both
+        self.hone = hone           # opponent-hand honing rounds per turn (determinise)
 
     def sample_states(self, view, n: int) -> np.ndarray:
         """``n`` state records to roll out from: the hidden cards re-dealt at random."""
-        return determinise(view, n, self.rng)
+        return determinise(view, n, self.rng, self.hone, self.meld_free)
 
-    def search(self, view, mask, cands) -> int:
+    def rollouts(self, view, mask, cands, n: int) -> np.ndarray:
+        """Hand-point margins (``n`` samples x candidates) of each candidate played on the
+        same ``n`` sampled deals and finished by the playout policy."""
         v = view.variant
         k = len(cands)
-        n = max(2, self.budget // k)
         base = self.sample_states(view, n)
         states = np.repeat(base, k, axis=0)          # sample-major: row = sample * k + cand
         actions = np.tile(np.asarray(cands, dtype=np.int64), n)
@@ -112,13 +232,23 @@ class MonteCarloSearch:
         values = np.zeros(n * k, dtype=np.float64)
         playout_batch(states, v.spec, masks, self._scratch, values, view.player,
                       (events != EVENT_NONE).astype(np.int8), rollout_tables(v))
-        vals = values.reshape(n, k)
-        means = vals.mean(axis=0)
+        return values.reshape(n, k)
+
+    def search(self, view, mask, cands) -> int:
+        """Half the budget screens every candidate; the best challenger of the heuristic's
+        choice then meets it alone on fresh samples (the other half), and replaces it only
+        if better by ``z`` standard errors there. Testing on fresh samples keeps the
+        screen's winner's curse (the luckiest of several equal candidates) out of the test."""
+        k = len(cands)
+        screen = self.rollouts(view, mask, cands, max(2, self.budget // (2 * k)))
+        means = screen.mean(axis=0)
         self.last_values = dict(zip(cands, means.tolist()))
         best = int(np.argmax(means))
         if best == 0:
             return int(cands[0])
-        diff = vals[:, best] - vals[:, 0]
+        n = max(2, self.budget // 4)
+        duel = self.rollouts(view, mask, [cands[0], cands[best]], n)
+        diff = duel[:, 1] - duel[:, 0]
         se = diff.std(ddof=1) / np.sqrt(n)
         return int(cands[best]) if diff.mean() > self.z * se else int(cands[0])
 
@@ -127,7 +257,16 @@ class MonteCarloSearch:
           help="determinised Monte Carlo: samples hidden cards, rolls out each candidate "
                "with a compiled playout policy; budget = playouts per decision")
 class SearchAgent(MonteCarloSearch, RulesAgent):
-    """Mountain: searches the draw and the end of the turn; placements follow the rules player."""
+    """Mountain: searches the draw and the end of the turn; placements follow the rules player.
+    Once the opponent has played, its sampled hidden cards hold no meld: every Mountain
+    baseline melds at once, and a uniform re-deal holds one in 20-30% of samples. With
+    ``hone=0.5`` the samples' deadwood matched a rules player's true hand."""
+
+    meld_free = True
+
+    def __init__(self, seed=None, budget: int = 200, discards: int = 3, z: float = 1.0,
+                 scope: str = "all", hone: float = 0.5):
+        super().__init__(seed, budget, discards, z, scope, hone)
 
     def act(self, view, mask) -> int:
         legal = np.flatnonzero(mask)
@@ -135,9 +274,9 @@ class SearchAgent(MonteCarloSearch, RulesAgent):
             return int(legal[0])
         self.track(view)
         by = legal_by_family(view.variant, mask)
-        if view.phase == PHASE_DRAW:
+        if view.phase == PHASE_DRAW and self.scope != "end":
             cands = self.draw_candidates(view, by)
-        elif view.phase == PHASE_PLAY and view.obligation < 0:
+        elif view.phase == PHASE_PLAY and view.obligation < 0 and self.scope != "draw":
             place = self.choose_placement(view, by)
             if place is not None:
                 return place
@@ -162,32 +301,35 @@ class SearchAgent(MonteCarloSearch, RulesAgent):
         return list(dict.fromkeys(cands))
 
     def end_candidates(self, view, by) -> list[int]:
-        """The rules player's choice first, then knock and the best discards by value."""
-        v = view.variant
-        if BASE_CAMP in by:
-            return [int(by[BASE_CAMP][0])]
+        """The rules player's choice first, then the best discards by its value. A legal
+        Base Camp or knock is played unsearched: measured against the rules player's own
+        continuation from the true state, knocking beat discarding by 13 points a hand on
+        average, and the search's knock-to-discard overrides lost (docs/agents.md)."""
         first = super().choose_end(view, by)
-        cands = [first]
-        if KNOCK in by:
-            cands.append(self.best_by_value(view, by[KNOCK], v.layout.knock))
-        if DISCARD in by:
-            vals = self.discard_values(view, by)
-            cands += sorted(vals, key=lambda a: -vals[a])[: self.discards]
-        return list(dict.fromkeys(cands))
+        if BASE_CAMP in by or KNOCK in by:
+            return [first]
+        vals = self.discard_values(view, by)
+        return list(dict.fromkeys([first, *sorted(vals, key=lambda a: -vals[a])[: self.discards]]))
 
 
 @register("search", variant="gin")
 class GinSearchAgent(MonteCarloSearch, GinRulesAgent):
     """Gin: searches the draw (take, draw or pass) and the discard or knock; the melds and
-    layoffs after a knock follow the rules player."""
+    layoffs after a knock follow the rules player. The opponent's hidden cards are honed
+    (``hone=1.25`` rounds a turn matched the true deadwood of a rules player's hand)."""
+
+    def __init__(self, seed=None, budget: int = 200, discards: int = 3, z: float = 1.0,
+                 scope: str = "all", hone: float = 1.25):
+        super().__init__(seed, budget, discards, z, scope, hone)
 
     def choose(self, view, mask) -> int:
         first = super().choose(view, mask)
         legal = np.flatnonzero(mask)
         lay = view.variant.layout
-        if legal.max() < lay.discard:                       # take / draw / pass
+        if legal.max() < lay.discard and self.scope != "end":     # take / draw / pass
             cands = [first, *legal.tolist()]
-        elif legal.min() >= lay.discard and legal.max() < lay.meld:   # discard or knock
+        elif (legal.min() >= lay.discard and legal.max() < lay.meld
+              and self.scope != "draw"):                             # discard or knock
             cands = [first, *self.discard_candidates(view, legal)]
         else:
             return first

@@ -290,7 +290,9 @@ class PlayerView:
 
     Agents act on this; the envs encode the same information as numpy planes. ``hand`` and
     ``opponent_known`` are card ids; ``discard`` is bottom first; ``melds`` as in
-    :meth:`Game.melds`; ``taken`` lists the hand cards that may not be discarded this turn.
+    :meth:`Game.melds`; ``taken`` lists the hand cards that may not be discarded this turn;
+    ``step`` is the variant's public step within the turn (Gin: ``core.gin.OFFER`` ...
+    ``DEF_MELD``), -1 for a variant without steps.
     """
 
     game: "Game"
@@ -309,6 +311,7 @@ class PlayerView:
     taken: tuple[int, ...]
     turn: int
     dealer: int
+    step: int = -1
 
     @property
     def variant(self) -> Variant:
@@ -331,4 +334,5 @@ def player_view(game: Game, index: int, player: int) -> PlayerView:
         obligation=int(s["obligation"]) if s["current"] == player else -1,
         taken=tuple(c for c in hand if s["taken"][c]) if s["current"] == player else (),
         turn=int(s["turn"]), dealer=int(s["dealer"]),
+        step=int(s["g_step"]) if "g_step" in s.dtype.names else -1,
     )

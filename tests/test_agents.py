@@ -159,7 +159,8 @@ def test_gin_search_plays_legal_hands_and_searches_draws_and_discards():
     assert set(search.last_values) and all(np.isfinite(list(search.last_values.values())))
 
 
-def test_search_determinisation_is_consistent(variant):
+@pytest.mark.parametrize("hone,meld_free", [(0.0, False), (1.0, False), (0.5, True)])
+def test_search_determinisation_is_consistent(variant, hone, meld_free):
     from agents.search import determinise
 
     g = Game(variant, 1)
@@ -167,7 +168,7 @@ def test_search_determinisation_is_consistent(variant):
     g.step_one(0, g.legal_actions(0)[0])  # draw stock
     me = g.current_player(0)
     view = player_view(g, 0, me)
-    states = determinise(view, 16, np.random.default_rng(0))
+    states = determinise(view, 16, np.random.default_rng(0), hone, meld_free)
     s0 = g.states[0]
     opp = 1 - me
     for s in states:
@@ -178,6 +179,63 @@ def test_search_determinisation_is_consistent(variant):
         assert (s["loc"][list(view.hand)] == s0["loc"][list(view.hand)]).all()
     # the hidden cards really are re-dealt
     assert len({bytes(s["loc"]) for s in states}) > 1
+
+
+def _opponent_deadwood(variant, states, opp):
+    """(least deadwood, total value) of ``opp``'s hand in each state record."""
+    from agents.search import deadwood_batch
+
+    face = variant.spec.card_face
+    hands = [[int(face[c]) for c in np.flatnonzero(s["loc"] == 4 + opp)] for s in states]
+    bits = [sum(1 << f for f in h if f < 52) for h in hands]
+    jokers = [sum(f == 52 for f in h) for h in hands]
+    dw = deadwood_batch(variant, np.array(bits, dtype=np.uint64), np.array(jokers))
+    total = np.array([sum(int(variant.spec.hand_value[f]) for f in h) for h in hands])
+    return dw, total
+
+
+def test_search_hones_the_opponents_hidden_hand(variant):
+    """Honing makes a re-dealt opponent hand look played (less deadwood); ``meld_free``
+    leaves none of its hidden cards in a meld (every Mountain baseline melds at once)."""
+    from agents.search import determinise
+
+    g = Game(variant, 1)
+    g.reset(seed=5)
+    for _ in range(2):              # both players draw stock and discard: turn 2
+        g.step_one(0, g.legal_actions(0)[0])
+        g.step_one(0, next(a for a in g.legal_actions(0) if variant.action_family(a) == "discard"))
+    me = g.current_player(0)
+    view = player_view(g, 0, me)
+    assert view.turn == 2
+    rng = np.random.default_rng(1)
+    plain, _ = _opponent_deadwood(variant, determinise(view, 200, rng), 1 - me)
+    honed, _ = _opponent_deadwood(variant, determinise(view, 200, rng, hone=3.0), 1 - me)
+    assert honed.mean() < plain.mean() - 5
+    dw, total = _opponent_deadwood(variant, determinise(view, 200, rng, meld_free=True), 1 - me)
+    assert (dw == total).mean() > 0.99
+
+
+def test_search_overrides_only_when_fresh_samples_confirm(variant):
+    """The screen's best challenger must beat the heuristic's choice again on fresh samples
+    (the duel) before it is played: a lucky screen alone changes nothing."""
+    search = make_agent("search:budget=40,z=1", seed=0, variant="mountain")
+    screen = np.array([[0.0, 5.0, 1.0]] * 7 + [[0.0, 6.0, 0.0]] * 6)
+    duels = {"noise": np.array([[0.0, 1.0], [0.0, -1.0]] * 5),
+             "real": np.array([[0.0, 4.0], [0.0, 5.0]] * 5)}
+    for kind, expected in (("noise", 10), ("real", 11)):
+        calls = iter([screen, duels[kind]])
+        search.rollouts = lambda view, mask, cands, n: next(calls)
+        assert search.search(None, None, [10, 11, 12]) == expected
+    calls = iter([-screen])                  # the heuristic's choice leads the screen: no duel
+    search.rollouts = lambda view, mask, cands, n: next(calls)
+    assert search.search(None, None, [10, 11, 12]) == 10
+
+
+@pytest.mark.parametrize("spec,error", [("search:scope=deal", "scope must be one of"),
+                                        ("search:hone=-1", "hone must be >= 0")])
+def test_search_rejects_bad_parameters(spec, error):
+    with pytest.raises(ValueError, match=error):
+        make_agent(spec, variant="mountain")
 
 
 def test_human_reads_moves_explains_errors_and_asks_again(variant):

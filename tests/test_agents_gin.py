@@ -239,3 +239,43 @@ def _mean_margin(a_cls, b_cls, hands=100):
 def test_strength_greedy_beats_random_and_rules_at_least_matches_greedy():
     assert _mean_margin(GinGreedyAgent, RandomAgent) > 10
     assert _mean_margin(GinRulesAgent, GinGreedyAgent) >= 0
+
+
+def test_gin_playout_policy_knocks_by_the_rules_players_falling_limit():
+    """The search's Gin playouts knock as ``rules`` does (GR-3 knock, limit falling with the
+    turn): deadwood 2 is knocked early, but late in the hand only gin is knocked."""
+    from numba import njit
+
+    from agents.fastpolicy import gin_action, rollout_tables
+
+    @njit
+    def playout_action(states, spec, mask, tables):
+        return gin_action(states[0], spec, mask, tables)
+
+    g = deal("AS 2S 3S 4H 5H 6H 7C 7D 7H 2C", "KS QS JH TD 9C 8C 6D 4D 3C 5S", up="KD",
+             stock="9D")
+    play(g, "pass", "pass", "draw")
+    assert sorted(g.variant.action_text(a) for a in g.legal_actions(0)
+                  if g.variant.action_family(a) == "knock") == ["knock 2C", "knock 9D"]
+    tables = rollout_tables(VARIANT)
+
+    def choice(turn):
+        states = g.states.copy()
+        states[0]["turn"] = turn
+        return VARIANT.action_text(playout_action(states, VARIANT.spec, g.masks[0].copy(), tables))
+
+    assert choice(0) == "knock 9D"          # early: any legal knock
+    assert choice(12) == "discard 9D"       # limit 10 - 2 x 8 < 0: gin only
+
+
+def test_player_view_shows_the_public_gin_step():
+    """Agents read Gin's step within the turn from the view, not from the state record."""
+    from mountain_rummy_env import mountain_variant
+
+    g = deal("AS 2S 3S 4H 5H 6H 7C 7D 7H 2C", "KS QS JH TD 9C 8C 6D 4D 3C 5S", up="KD")
+    assert player_view(g, 0, 0).step == K.OFFER
+    play(g, "pass", "pass", "draw")
+    assert player_view(g, 0, 0).step == K.DISCARD
+    m = Game(mountain_variant(), 1)
+    m.reset(seed=0)
+    assert player_view(m, 0, 0).step == -1

@@ -280,7 +280,8 @@ def conclusion(stats: dict, missing: dict, cfg) -> str:
                            + (f"; per full game {_ci(st, 'skill_share_game_margin_norandom', 3)}"
                               if "skill_share_game_margin_norandom" in p else "") + ").")
         if p.get("chain60_hand") is not None:
-            txt.append(f"The ladder has a skill chain of {fmt(p['chain60_hand'], 0)} steps at "
+            steps = "step" if p["chain60_hand"] == 1 else "steps"
+            txt.append(f"The ladder has a skill chain of {fmt(p['chain60_hand'], 0)} {steps} at "
                        f"60% per hand ({fmt(p.get('chain75_hand'), 0)} at 75%)"
                        + (f", {fmt(p['chain60_game'], 0)} / {fmt(p.get('chain75_game'), 0)} per full game"
                           if p.get("chain60_game") is not None else "") + ".")

@@ -26,7 +26,7 @@ import numpy as np
 
 from .base import register
 from .common import (
-    DISCARD, KNOCK, _shown_face, arrange, connectivity, faces_of, hand_value_of, my_cards_on_table,
+    DISCARD, _shown_face, arrange, connectivity, faces_of, hand_value_of, my_cards_on_table,
     table_faces,
 )
 from .greedy import HeuristicAgent

@@ -43,11 +43,11 @@ def _options(text):
     return value
 
 
-VARIANTS = ("mountain", "gin")
-
-
 def build_parser() -> argparse.ArgumentParser:
     from experiments.tournament import DEFAULT_AGENTS, SCHEDULES
+    from mountain_rummy_env.records import variant_names
+
+    variants = variant_names()
 
     parser = argparse.ArgumentParser(
         prog="mountain-rummy", description="Mountain Rummy: tournaments, play and replays.")
@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "and ratings.png to --out.")
     t.add_argument("--agents", nargs="+", default=list(DEFAULT_AGENTS), metavar="SPEC",
                    help="agent specs, space separated (default: %(default)s)")
-    t.add_argument("--variant", choices=VARIANTS, default="mountain",
+    t.add_argument("--variant", choices=variants, default="mountain",
                    help="game to play (default: %(default)s)")
     t.add_argument("--schedule", choices=SCHEDULES, default="round-robin",
                    help="round-robin: every pair; ladder: each agent against the next one in "
@@ -90,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--target", type=_positive, default=None,
                    help="target score of a --game (default: the variant's: 1000 Mountain, 100 Gin)")
     p.add_argument("--record", metavar="FILE", help="save the JSON game record here")
-    p.add_argument("--variant", choices=VARIANTS, default="mountain",
+    p.add_argument("--variant", choices=variants, default="mountain",
                    help="game to play (default: %(default)s)")
     p.add_argument("--options", type=_options, default={}, help="variant options as JSON")
 

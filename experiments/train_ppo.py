@@ -57,11 +57,13 @@ DEFAULT_EVAL = {"mountain": "random,greedy", "gin": "random"}
 
 
 def parse_args(argv=None):
+    from mountain_rummy_env.records import variant_names
+
     p = argparse.ArgumentParser(prog="python -m experiments.train_ppo",
                                 description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     g = p.add_argument_group("run")
-    g.add_argument("--variant", choices=("mountain", "gin"), default="mountain")
+    g.add_argument("--variant", choices=variant_names(), default="mountain")
     g.add_argument("--variant-options", default="{}", help="JSON dict of variant config options")
     g.add_argument("--run-dir", default=None, help="output folder (default runs/ppo/<variant>)")
     g.add_argument("--total-steps", type=int, default=2_000_000, help="learner env steps in all")
@@ -407,8 +409,6 @@ def _concat(parts: list[dict]) -> dict:
 
 def bc_forward(policy, obs, masks):
     """Masked logits and values of an SB3 MaskablePPO policy (its actor and critic)."""
-    import torch
-
     feats = policy.extract_features(obs)
     latent_pi, latent_vf = policy.mlp_extractor(feats)
     logits = policy.action_net(latent_pi).masked_fill(~masks, -1e9)

@@ -33,6 +33,11 @@ def _variant_factories():
     return {"mountain": mountain_variant, "gin": gin_variant}
 
 
+def variant_names() -> tuple[str, ...]:
+    """Names :func:`make_variant` accepts (for CLI choices)."""
+    return tuple(_variant_factories())
+
+
 def make_variant(name: str, config: dict) -> Variant:
     factories = _variant_factories()
     if name not in factories:

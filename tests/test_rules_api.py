@@ -3,7 +3,6 @@ orders raise clear errors and change nothing; every action id round-trips throug
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from mountain_rummy_env import (

@@ -13,7 +13,7 @@ from __future__ import annotations
 from mountain_rummy_env.core.state import EVENT_HAND_OVER
 
 from helpers import (
-    hand_is, hand_text, play, recompute_credit_deadwood, short_variant, start,
+    hand_is, play, recompute_credit_deadwood, short_variant, start,
 )
 
 

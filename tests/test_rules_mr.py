@@ -13,7 +13,8 @@ from mountain_rummy_env.core.state import (
 )
 
 from helpers import (
-    check_meld_shapes, hand_is, hand_text, is_legal, legal_texts, play, recompute_credit_deadwood, short_variant, start,
+    check_meld_shapes, hand_is, hand_text, legal_texts, play, recompute_credit_deadwood,
+    short_variant, start,
     variant,
 )
 

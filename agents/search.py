@@ -53,7 +53,7 @@ def determinise(view, n: int, rng, hone: float = 0.0, meld_free: bool = False) -
     the opponent has had, ``hone`` rounds of "draw a random hidden card, drop the card
     whose removal leaves the least deadwood" (:func:`hone_hands`). Uniform re-dealing
     badly overrates a hand held for some turns: in rules-vs-rules Gin the opponent's true
-    deadwood after 8 turns each averages 12, a uniform re-deal 48 (docs/agents.md).
+    deadwood after 8 turns each averages 12, a uniform re-deal 46 (docs/agents.md).
     ``meld_free``: once the opponent has played a turn its hidden cards hold no meld (an
     opponent that melds at once, as every Mountain baseline does; :func:`break_melds`)."""
     game, i, me = view.game, view.index, view.player

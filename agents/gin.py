@@ -346,8 +346,8 @@ class GinRulesAgent(GinGreedyAgent):
         pile = list(view.discard)
         if self.upcard is None and pile and view.turn == 0:
             self.upcard = pile[0]
-        s = view.game.states[view.index]
-        upcard_offered = not (view.turn == 0 and int(s["g_passes"]) == 0)
+        passes = int(view.public_state()[0]["g_passes"])
+        upcard_offered = not (view.turn == 0 and passes == 0)
         for c in pile:
             if c in self.my_discards:
                 self.opp_refused.add(c)

@@ -191,8 +191,7 @@ class PPOAgent(Agent):
 
         v = view.variant
         self._check(v)
-        i = view.index
-        encode_observations(view.game.states[i:i + 1], v.spec,
+        encode_observations(view.public_state(), v.spec,
                             np.array([view.player], np.int64), self._obs)
         return self._obs
 

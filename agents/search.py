@@ -56,10 +56,10 @@ def determinise(view, n: int, rng, hone: float = 0.0, meld_free: bool = False) -
     deadwood after 8 turns each averages 12, a uniform re-deal 46 (docs/agents.md).
     ``meld_free``: once the opponent has played a turn its hidden cards hold no meld (an
     opponent that melds at once, as every Mountain baseline does; :func:`break_melds`)."""
-    game, i, me = view.game, view.index, view.player
+    me = view.player
     opp = (me + 1) % view.variant.num_players
-    base = game.states[i]
-    states = np.repeat(base[None], n, axis=0)
+    states = np.repeat(view.public_state(), n, axis=0)
+    base = states[0]
     pool = hidden_pool(view)
     k_opp = view.opponent_hand_size - len(view.opponent_known)
     ptr, end = int(base["stock_ptr"]), int(base["stock_len"])

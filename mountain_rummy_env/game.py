@@ -317,6 +317,33 @@ class PlayerView:
     def variant(self) -> Variant:
         return self.game.variant
 
+    def public_state(self) -> np.ndarray:
+        """A copy of the game's state record (shape ``(1,)``) holding only what ``player``
+        may know: the cards it cannot see (the opponent's unknown cards, the stock, face-down
+        discards) are dealt back in card-id order, and the deck order and the stock cards
+        already drawn are blanked (-1). Agents read positions from this, never from
+        ``game.states`` (which holds the hidden cards); search re-deals from it."""
+        rec = self.game.states[self.index:self.index + 1].copy()
+        s = rec[0]
+        loc = s["loc"].copy()
+        hidden = ((loc == LOC_STOCK) | (loc == LOC_FACEDOWN)
+                  | ((loc >= LOC_HAND) & (loc != LOC_HAND + self.player) & (s["public"] == 0)))
+        ids = iter(np.flatnonzero(hidden).tolist())
+        for q in range(self.variant.num_players):
+            if q != self.player:
+                for _ in range(int((hidden & (loc == LOC_HAND + q)).sum())):
+                    loc[next(ids)] = LOC_HAND + q
+        stock = s["stock"].copy()
+        ptr, end = int(s["stock_ptr"]), int(s["stock_len"])
+        stock[:ptr] = -1
+        for i in range(ptr, end):
+            stock[i] = c = next(ids)
+            loc[c] = LOC_STOCK
+        for c in ids:
+            loc[c] = LOC_FACEDOWN
+        rec["loc"][0], rec["stock"][0], rec["deck"][0] = loc, stock, -1
+        return rec
+
 
 def player_view(game: Game, index: int, player: int) -> PlayerView:
     s = game.states[index]

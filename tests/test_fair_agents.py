@@ -1,0 +1,64 @@
+"""Fair agents decide only from what their seat may know (DESIGN.md: observations hold only
+that): at positions of real hands, dealing the hidden cards anew (the opponent's unknown
+cards, the stock order, face-down discards) never changes an agent's choice. The
+``clairvoyant`` measuring device is the one agent allowed to look (and is not tested here)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents import make_agent
+from mountain_rummy_env import Game, gin_variant, mountain_variant, player_view
+from mountain_rummy_env.core.state import EVENT_NONE, LOC_FACEDOWN, LOC_HAND, LOC_STOCK
+
+VARIANTS = {"mountain": mountain_variant(), "gin": gin_variant()}
+SPECS = {"mountain": ["random", "greedy", "rules", "search:budget=8",
+                      "ppo:path=policies/mountain_ppo.pt"],
+         "gin": ["random", "greedy", "rules", "search:budget=8"]}
+
+
+def redeal_hidden(game: Game, player: int, rng) -> Game:
+    """A clone of ``game`` with the cards ``player`` cannot see dealt anew (same places)."""
+    g = game.clone()
+    s = g.states[0]
+    loc, stock = s["loc"].copy(), s["stock"].copy()
+    hidden = np.flatnonzero((loc == LOC_STOCK) | (loc == LOC_FACEDOWN)
+                            | ((loc >= LOC_HAND) & (loc != LOC_HAND + player) & (s["public"] == 0)))
+    loc[rng.permutation(hidden)] = loc[hidden]
+    ptr, end = int(s["stock_ptr"]), int(s["stock_len"])
+    stock[ptr:end] = rng.permutation(np.flatnonzero(loc == LOC_STOCK))
+    g.states[0]["loc"], g.states[0]["stock"] = loc, stock
+    return g
+
+
+def positions(variant, n_hands: int, seed: int):
+    """(game, player) at every decision with a choice, in hands of greedy vs random."""
+    g = Game(variant, 1)
+    players = [make_agent("greedy", seed=seed), make_agent("random", seed=seed)]
+    for hand in range(n_hands):
+        g.reset(seed=seed + hand)
+        event = EVENT_NONE
+        while event == EVENT_NONE:
+            p = g.current_player(0)
+            if g.masks[0].sum() > 1:
+                yield g.clone(), p
+            event = g.step_one(0, int(players[p].act(player_view(g, 0, p), g.masks[0])))
+
+
+@pytest.mark.parametrize("name", ["mountain", "gin"])
+def test_agents_ignore_where_the_hidden_cards_really_are(name):
+    variant = VARIANTS[name]
+    rng = np.random.default_rng(0)
+    checked = 0
+    for k, (game, p) in enumerate(positions(variant, 3, seed=11)):
+        if k % 3:
+            continue
+        other = redeal_hidden(game, p, rng)
+        assert (other.states[0]["loc"] != game.states[0]["loc"]).any()
+        for spec in SPECS[name]:
+            picks = [make_agent(spec, seed=5, variant=name).act(player_view(g, 0, p), g.masks[0])
+                     for g in (game, other)]
+            assert picks[0] == picks[1], (spec, k)
+        checked += 1
+    assert checked >= 10

@@ -373,17 +373,10 @@ class GinRulesAgent(GinGreedyAgent):
 
     # -- what the opponent may hold ---------------------------------------------------------
 
-    def seen_cards(self, view) -> set[int]:
-        seen = set(view.hand) | set(view.discard) | set(view.opponent_known)
-        for m in view.melds:
-            seen |= set(m["cards"])
-        return seen
-
     def hold_probs(self, view) -> np.ndarray:
         """Probability per card that it is in the opponent's hand."""
-        seen = self.seen_cards(view)
         known = set(view.opponent_known)
-        pool = [c for c in range(NUM_FACES) if c not in seen]
+        pool = self.draw_pool(view)
         n_unknown = max(0, view.opponent_hand_size - len(known))
         p = np.zeros(NUM_FACES)
         if pool:
@@ -450,8 +443,8 @@ class GinRulesAgent(GinGreedyAgent):
         return out
 
     def draw_pool(self, view) -> list[int]:
-        seen = self.seen_cards(view)
-        return [c for c in range(NUM_FACES) if c not in seen]
+        """The cards this player cannot see (ids = faces in Gin)."""
+        return view.hidden_cards().tolist()
 
     def choose_discard(self, view, sv, hand, actions) -> int:
         off = view.variant.layout.discard

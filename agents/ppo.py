@@ -19,8 +19,8 @@ arbitrary pickle): a dict of plain values and tensors::
 
 ``state_dict`` holds the actor only: ``body.{0,2,..}.weight/bias`` (Linear layers with the
 activation between them) and ``head.weight/bias`` (the logits); the weights may be float16
-(``policies/ship.py`` halves shipped files that way) and are cast to float32 on load. A sidecar ``.json`` with the
-same metadata (no weights) is written next to it for humans. Missing, corrupt or
+(``policies/ship.py`` halves shipped files that way) and are cast to float32 on load. A
+sidecar ``.json`` with the same metadata (no weights) is written next to it for humans. Missing, corrupt or
 wrong-variant files raise :class:`CheckpointError` with the reason (wrong variant on the first
 ``act``, when the game is known). torch is imported only when a checkpoint is loaded.
 """

@@ -126,12 +126,7 @@ class RulesAgent(HeuristicAgent):
 
     def unseen_faces(self, view) -> list[int]:
         """Faces of the cards this player has not seen (a face per card, jokers = 52)."""
-        v = view.variant
-        seen = set(view.hand) | set(view.discard) | set(view.opponent_known)
-        for m in view.melds:
-            seen |= set(m["cards"])
-        cf = v.spec.card_face
-        return [int(cf[c]) for c in range(v.deck.num_cards) if c not in seen]
+        return view.variant.spec.card_face[view.hidden_cards()].tolist()
 
     def layable_faces(self, view) -> int:
         """Bitmask of faces that could be laid off on a table meld now (either player's)."""

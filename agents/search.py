@@ -33,18 +33,6 @@ from .gin import GinRulesAgent
 from .rules import RulesAgent
 
 
-def hidden_pool(view) -> np.ndarray:
-    """Card ids ``view``'s player cannot see: opponent's unknown cards, stock, face-down."""
-    v = view.variant
-    seen = np.zeros(v.deck.num_cards, dtype=bool)
-    seen[list(view.hand)] = True
-    seen[list(view.discard)] = True
-    seen[list(view.opponent_known)] = True
-    for m in view.melds:
-        seen[m["cards"]] = True
-    return np.flatnonzero(~seen)
-
-
 def determinise(view, n: int, rng, hone: float = 0.0, meld_free: bool = False) -> np.ndarray:
     """``n`` copies of the view's game state with the hidden cards re-dealt at random,
     consistent with everything the player has observed.
@@ -60,7 +48,7 @@ def determinise(view, n: int, rng, hone: float = 0.0, meld_free: bool = False) -
     opp = (me + 1) % view.variant.num_players
     states = np.repeat(view.public_state(), n, axis=0)
     base = states[0]
-    pool = hidden_pool(view)
+    pool = view.hidden_cards()
     k_opp = view.opponent_hand_size - len(view.opponent_known)
     ptr, end = int(base["stock_ptr"]), int(base["stock_len"])
     n_stock = end - ptr

@@ -317,6 +317,14 @@ class PlayerView:
     def variant(self) -> Variant:
         return self.game.variant
 
+    def hidden_cards(self) -> np.ndarray:
+        """Ids, ascending, of the cards ``player`` cannot see: the opponents' cards not known
+        to all, the stock and face-down discards."""
+        s = self.game.states[self.index]
+        loc = s["loc"]
+        return np.flatnonzero((loc == LOC_STOCK) | (loc == LOC_FACEDOWN) | (
+            (loc >= LOC_HAND) & (loc != LOC_HAND + self.player) & (s["public"] == 0)))
+
     def public_state(self) -> np.ndarray:
         """A copy of the game's state record (shape ``(1,)``) holding only what ``player``
         may know: the cards it cannot see (the opponent's unknown cards, the stock, face-down
@@ -326,12 +334,11 @@ class PlayerView:
         rec = self.game.states[self.index:self.index + 1].copy()
         s = rec[0]
         loc = s["loc"].copy()
-        hidden = ((loc == LOC_STOCK) | (loc == LOC_FACEDOWN)
-                  | ((loc >= LOC_HAND) & (loc != LOC_HAND + self.player) & (s["public"] == 0)))
-        ids = iter(np.flatnonzero(hidden).tolist())
+        hidden = self.hidden_cards()
+        ids = iter(hidden.tolist())
         for q in range(self.variant.num_players):
             if q != self.player:
-                for _ in range(int((hidden & (loc == LOC_HAND + q)).sum())):
+                for _ in range(int((loc[hidden] == LOC_HAND + q).sum())):
                     loc[next(ids)] = LOC_HAND + q
         stock = s["stock"].copy()
         ptr, end = int(s["stock_ptr"]), int(s["stock_len"])

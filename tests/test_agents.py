@@ -168,6 +168,9 @@ def test_search_determinisation_is_consistent(variant, hone, meld_free):
     g.step_one(0, g.legal_actions(0)[0])  # draw stock
     me = g.current_player(0)
     view = player_view(g, 0, me)
+    seen = set(view.hand) | set(view.discard) | set(view.opponent_known)
+    seen |= {c for m in view.melds for c in m["cards"]}
+    assert view.hidden_cards().tolist() == sorted(set(range(variant.deck.num_cards)) - seen)
     states = determinise(view, 16, np.random.default_rng(0), hone, meld_free)
     s0 = g.states[0]
     opp = 1 - me

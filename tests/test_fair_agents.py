@@ -10,7 +10,7 @@ import pytest
 
 from agents import make_agent
 from mountain_rummy_env import Game, gin_variant, mountain_variant, player_view
-from mountain_rummy_env.core.state import EVENT_NONE, LOC_FACEDOWN, LOC_HAND, LOC_STOCK
+from mountain_rummy_env.core.state import EVENT_NONE, LOC_STOCK
 
 VARIANTS = {"mountain": mountain_variant(), "gin": gin_variant()}
 SPECS = {"mountain": ["random", "greedy", "rules", "search:budget=8",
@@ -23,8 +23,7 @@ def redeal_hidden(game: Game, player: int, rng) -> Game:
     g = game.clone()
     s = g.states[0]
     loc, stock = s["loc"].copy(), s["stock"].copy()
-    hidden = np.flatnonzero((loc == LOC_STOCK) | (loc == LOC_FACEDOWN)
-                            | ((loc >= LOC_HAND) & (loc != LOC_HAND + player) & (s["public"] == 0)))
+    hidden = player_view(game, 0, player).hidden_cards()
     loc[rng.permutation(hidden)] = loc[hidden]
     ptr, end = int(s["stock_ptr"]), int(s["stock_len"])
     stock[ptr:end] = rng.permutation(np.flatnonzero(loc == LOC_STOCK))

@@ -21,7 +21,7 @@ from mountain_rummy_env.cards import JOKER_FACE
 from mountain_rummy_env.core import gin as gin_kernels
 from mountain_rummy_env.core import rules
 from mountain_rummy_env.core.batch import step_batch
-from mountain_rummy_env.solver import OBJ_DEADWOOD, batch_kernel, fast_tables
+from mountain_rummy_env.solver import best_deadwood_batch
 from mountain_rummy_env.core.state import (
     EVENT_NONE, LOC_FACEDOWN, LOC_HAND, LOC_STOCK, PHASE_DRAW, PHASE_PLAY,
 )
@@ -148,24 +148,9 @@ def _bits_of(faces) -> int:
     return bits
 
 
-_DEADWOOD_TABLES: dict = {}
-
-
 def deadwood_batch(variant, hands, jokers) -> np.ndarray:
-    """Least deadwood of each hand (natural-face bitmasks, joker counts), int32."""
-    tables = _DEADWOOD_TABLES.get(variant.name)
-    if tables is None:
-        values = np.ascontiguousarray(variant.spec.hand_value, dtype=np.int64)
-        tables = _DEADWOOD_TABLES[variant.name] = (
-            values, *fast_tables(variant.table, values, "deadwood"))
-    values, run_best, suit_value, tgain, set_ids, set_cnt = tables
-    t = variant.table
-    out = np.empty(len(hands), dtype=np.int32)
-    batch_kernel(np.ascontiguousarray(hands, dtype=np.uint64),
-                 np.ascontiguousarray(jokers, dtype=np.int8), t.mask, t.length, t.faces,
-                 t.credit, values, np.int64(OBJ_DEADWOOD), np.int64(0), np.int64(-1),
-                 run_best, suit_value, tgain, set_ids, set_cnt, out)
-    return out
+    """Least deadwood of each hand (natural-face bitmasks, joker counts) in ``variant``."""
+    return best_deadwood_batch(hands, jokers, variant.table, variant.spec.hand_value, "deadwood")
 
 
 class MonteCarloSearch:

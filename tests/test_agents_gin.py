@@ -279,3 +279,17 @@ def test_player_view_shows_the_public_gin_step():
     m = Game(mountain_variant(), 1)
     m.reset(seed=0)
     assert player_view(m, 0, 0).step == -1
+
+
+def test_gin_playout_knock_constants_are_the_rules_players_defaults():
+    """The compiled playouts copy the rules player's knock parameters (numba's cache would not
+    see a change made in ``agents.gin``): the copies must match its defaults."""
+    import inspect
+
+    from agents import fastpolicy as fp
+
+    d = {k: p.default for k, p in inspect.signature(GinRulesAgent.__init__).parameters.items()}
+    assert (fp.GIN_EARLY_TURNS, fp.GIN_LATE_KNOCK, fp.GIN_KNOCK_SLOPE, fp.GIN_OPP_KNOWN,
+            fp.GIN_WALL_KNOCK) == (d["early_turns"], d["late_knock"], d["knock_slope"],
+                                   d["opp_known_knock"], d["wall_knock"])
+    assert d["min_knock"] == 0   # the playouts' limit floors at gin only

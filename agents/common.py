@@ -107,10 +107,6 @@ def top_discard(view):
     return view.discard[-1] if view.discard else None
 
 
-def my_cards_on_table(view) -> int:
-    return sum(1 for m in view.melds for o in m["owners"] if o == view.player)
-
-
 def take_card(variant, action: int) -> int:
     return action - variant.layout.take
 

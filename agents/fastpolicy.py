@@ -6,7 +6,8 @@ spec's type (:data:`POLICY_BY_SPEC`), as :mod:`mountain_rummy_env.core.batch` pi
 
 * Mountain (:func:`mountain_action`): takes the top discard when the solver melds it with
   the hand (points rise), when it lays off on the table or is a joker, otherwise draws
-  stock; makes the legal meld with the most cards, then any layoff; ends with Base Camp,
+  stock; holds its melds and layoffs as the rules player does (:func:`_holds`), else makes
+  the legal meld with the most cards, then any layoff; ends with Base Camp,
   else a knock (highest card face down), else discards the card whose removal leaves the
   most solver points (high, unconnected cards first; a card that would lay off on the
   table is held back). It sees the stock and the top discard only in the draw phase
@@ -26,7 +27,7 @@ from numba.extending import overload
 
 from mountain_rummy_env.core import batch, gin, rules
 from mountain_rummy_env.core.spec import Spec
-from mountain_rummy_env.solver import OBJ_POINTS, batch_kernel, fast_tables
+from mountain_rummy_env.solver import OBJ_DEADWOOD, OBJ_POINTS, batch_kernel, fast_tables
 from mountain_rummy_env.core.state import (
     EVENT_NONE, LOC_HAND, MELD_EMPTY, PHASE_DRAW, PHASE_RESPONSE,
 )
@@ -77,9 +78,72 @@ def _first_legal(spec, mask):
 @njit(cache=True)
 def _points(tables, hands, jokers, out):
     """Solver points (meld credit - deadwood, MR-12) of each hand into ``out``."""
-    credit, values, run_best, suit_value, tgain, set_ids, set_cnt, t_mask, t_len, t_faces = tables
+    credit, values, run_best, suit_value, tgain, set_ids, set_cnt, t_mask, t_len, t_faces = tables[:10]
     batch_kernel(hands, jokers, t_mask, t_len, t_faces, credit, values, OBJ_POINTS,
                  np.int64(0), np.int64(-1), run_best, suit_value, tgain, set_ids, set_cnt, out)
+
+
+@njit(cache=True)
+def _least_deadwood(tables, hands, jokers, out):
+    """Least deadwood (MR-8) of each hand into ``out``."""
+    credit, values = tables[0], tables[1]
+    run_best, suit_value, tgain, set_ids, set_cnt = tables[10:15]
+    t_mask, t_len, t_faces = tables[7:10]
+    batch_kernel(hands, jokers, t_mask, t_len, t_faces, credit, values, OBJ_DEADWOOD,
+                 np.int64(0), np.int64(-1), run_best, suit_value, tgain, set_ids, set_cnt, out)
+
+
+# The rules player's hold policy (agents.rules.RulesAgent defaults, held equal by a test;
+# numba caches these constants, so they are copies): melds and layoffs stay in hand until
+# the opponent is down to MOUNTAIN_HOLD_OPP cards, the stock to MOUNTAIN_HOLD_STOCK, or
+# placing them would let the player knock or camp.
+MOUNTAIN_HOLD_OPP, MOUNTAIN_HOLD_STOCK = 4, 6
+
+
+@njit(cache=True)
+def _holds(s, spec, p, counts, tables):
+    """Whether the player keeps its melds and layoffs in hand this turn (rules' policy):
+    no deep-draw card to place, the opponent holds more than MOUNTAIN_HOLD_OPP cards, the
+    stock more than MOUNTAIN_HOLD_STOCK, and no knock or camp would follow placing: every
+    hand left by dropping one card (cards that lay off on the table set aside) keeps more
+    deadwood than the knock limit."""
+    if s.phase == PHASE_RESPONSE or s.obligation >= 0:
+        return False
+    if s.stock_len - s.stock_ptr <= MOUNTAIN_HOLD_STOCK:
+        return False
+    opp_cards = 0
+    for c in range(spec.num_cards):
+        if s.loc[c] == LOC_HAND + (p + 1) % spec.num_players:
+            opp_cards += 1
+    if opp_cards <= MOUNTAIN_HOLD_OPP:
+        return False
+    bits = np.uint64(0)
+    for f in range(JOKER_FACE):
+        if counts[f] > 0 and not _layable(s, spec, f):
+            bits |= np.uint64(1) << np.uint64(f)
+    jok = counts[JOKER_FACE]
+    hands = np.empty(JOKER_FACE + 1, np.uint64)
+    jokers = np.empty(JOKER_FACE + 1, np.int8)
+    hands[0] = bits
+    jokers[0] = jok
+    dw = np.empty(JOKER_FACE + 1, np.int32)
+    _least_deadwood(tables, hands[:1], jokers[:1], dw[:1])
+    if dw[0] > spec.knock_limit + 15:    # no card dropped (15 at most) brings it to a knock
+        return True
+    n = 0
+    for f in range(JOKER_FACE + 1):
+        if f < JOKER_FACE and (bits >> np.uint64(f)) & np.uint64(1):
+            hands[n] = bits & ~(np.uint64(1) << np.uint64(f))
+            jokers[n] = jok
+            n += 1
+        elif f == JOKER_FACE and jok > 0:
+            hands[n] = bits
+            jokers[n] = jok - 1
+            n += 1
+    if n == 0:
+        return False
+    _least_deadwood(tables, hands[:n], jokers[:n], dw[:n])
+    return dw[:n].min() > spec.knock_limit
 
 
 @njit(cache=True)
@@ -109,18 +173,20 @@ def mountain_action(s, spec, mask, tables):
             if pts[1] > pts[0]:  # the solver melds it
                 return spec.a_take + top
         return spec.a_draw
-    # placements: biggest meld first, then any layoff
+    # placements, unless held: biggest meld first, then any layoff
     best = -1
     best_len = 0
     for t in range(spec.num_templates):
         if mask[spec.a_meld + t] and spec.t_len[t] > best_len:
             best = spec.a_meld + t
             best_len = spec.t_len[t]
-    if best >= 0:
+    if best < 0:
+        for a in range(spec.a_regroup, spec.a_discard):
+            if mask[a]:
+                best = a
+                break
+    if best >= 0 and not _holds(s, spec, p, counts, tables):
         return best
-    for a in range(spec.a_regroup, spec.a_discard):
-        if mask[a]:
-            return a
     if s.phase == PHASE_RESPONSE:
         return spec.a_done
     if mask[spec.a_base_camp]:
@@ -262,14 +328,15 @@ _TABLES: dict = {}
 
 
 def rollout_tables(variant) -> tuple:
-    """The solver tables the playout policies read (points objective), per variant."""
+    """The solver tables the playout policies read, per variant: the meld table with the
+    fast tables of the points objective (items 2-6) and of the deadwood objective (10-14)."""
     hit = _TABLES.get(variant.name)
     if hit is None:
         t = variant.table
         values = np.ascontiguousarray(variant.spec.hand_value, dtype=np.int64)
-        run_best, suit_value, tgain, set_ids, set_cnt = fast_tables(t, values, "points")
-        hit = _TABLES[variant.name] = (t.credit, values, run_best, suit_value, tgain, set_ids,
-                                       set_cnt, t.mask, t.length, t.faces)
+        hit = _TABLES[variant.name] = (t.credit, values, *fast_tables(t, values, "points"),
+                                       t.mask, t.length, t.faces,
+                                       *fast_tables(t, values, "deadwood"))
     return hit
 
 

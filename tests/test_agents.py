@@ -77,9 +77,9 @@ def test_one_name_plays_every_variant_with_its_own_strategy():
         result = play_hand(Game(v, 1), [agent, make_agent("random", seed=1)], seed=2)
         assert result.steps > 0
     assert isinstance(make_agent("greedy", variant="gin"), GinGreedyAgent)
-    assert make_agent("rules:summit=1").name == "rules:summit=1"      # a Mountain option
+    assert make_agent("rules:hold=0").name == "rules:hold=0"      # a Mountain option
     with pytest.raises(AgentSpecError, match="do not apply to 'gin'"):
-        make_agent("rules:summit=1", variant="gin")
+        make_agent("rules:hold=0", variant="gin")
     with pytest.raises(AgentSpecError, match="no strategy .* 'canasta'"):
         make_agent("greedy", variant="canasta")
 
@@ -127,6 +127,59 @@ def test_rules_avoids_feeding_a_known_meld(variant):
     g.step_one(0, "draw stock")
     assert act_text(greedy, g) == "discard 9S"          # highest deadwood
     assert act_text(rules, g) == "discard 8D"           # 9S would feed the known 9C
+
+
+def test_rules_holds_its_melds_until_it_can_end_the_hand(variant):
+    """A held meld feeds no layoffs and costs nothing against a knock (the response melds
+    it, MR-10): rules keeps 5H 6H 7H in hand while its deadwood is far from a knock."""
+    g = deal(variant, p0="5H 6H 7H " + JUNK0, p1=P1, up="5D", stock_top=["5C"])
+    g.step_one(0, "draw stock")
+    assert act_text(make_agent("rules"), g).startswith("discard")
+    assert act_text(make_agent("rules:hold=0"), g) == "meld 5H 6H 7H"
+    # it places once the opponent is down to hold_opp cards or the stock to hold_stock
+    assert act_text(make_agent("rules:hold_opp=13"), g) == "meld 5H 6H 7H"
+    assert act_text(make_agent("rules:hold_stock=30"), g) == "meld 5H 6H 7H"
+
+
+def test_rules_places_everything_when_that_lets_it_knock(variant):
+    # after drawing 4C: melds 5H-8H, QQQ, 999 and loose 2C 3D KD 4C -> KD face down, 9 left
+    g = deal(variant, p0="5H 6H 7H 8H QS QD QC 9S 9D 9H 2C 3D KD", p1=P1, up="5D",
+             stock_top=["4C"])
+    rules = make_agent("rules")
+    g.step_one(0, "draw stock")
+    while (text := act_text(rules, g)).startswith("meld"):
+        g.step_one(0, text)
+    assert text == "knock KD"
+
+
+def test_mountain_playouts_hold_melds_as_the_rules_player_does(variant):
+    """The search's compiled playouts keep melds in hand until placing them lets the player
+    knock (the rules player's policy), and their hold constants are its defaults (numba
+    caches them, so they are copies)."""
+    import inspect
+
+    from numba import njit
+
+    from agents import fastpolicy as fp
+    from agents.rules import RulesAgent
+
+    @njit
+    def playout_action(states, spec, mask, tables):
+        return fp.mountain_action(states[0], spec, mask, tables)
+
+    def choice(g):
+        return variant.action_text(playout_action(g.states.copy(), variant.spec,
+                                                  g.masks[0].copy(), fp.rollout_tables(variant)))
+
+    far = deal(variant, p0="5H 6H 7H " + JUNK0, p1=P1, up="5D", stock_top=["5C"])
+    near = deal(variant, p0="5H 6H 7H 8H QS QD QC 9S 9D 9H 2C 3D KD", p1=P1, up="5D",
+                stock_top=["4C"])
+    for g in (far, near):
+        g.step_one(0, "draw stock")
+    assert choice(far).startswith("discard")
+    assert choice(near).startswith("meld")
+    d = {k: p.default for k, p in inspect.signature(RulesAgent.__init__).parameters.items()}
+    assert (fp.MOUNTAIN_HOLD_OPP, fp.MOUNTAIN_HOLD_STOCK) == (d["hold_opp"], d["hold_stock"])
 
 
 def test_search_takes_the_card_that_completes_a_long_run(variant):

@@ -43,7 +43,7 @@ def determinise(view, n: int, rng, hone: float = 0.0, meld_free: bool = False) -
     badly overrates a hand held for some turns: in rules-vs-rules Gin the opponent's true
     deadwood after 8 turns each averages 12, a uniform re-deal 46 (docs/agents.md).
     ``meld_free``: once the opponent has played a turn its hidden cards hold no meld (an
-    opponent that melds at once, as every Mountain baseline does; :func:`break_melds`)."""
+    opponent that melds at once, as Mountain's `greedy` does; :func:`break_melds`)."""
     me = view.player
     opp = (me + 1) % view.variant.num_players
     states = np.repeat(view.public_state(), n, axis=0)
@@ -230,16 +230,16 @@ class MonteCarloSearch:
           help="determinised Monte Carlo: samples hidden cards, rolls out each candidate "
                "with a compiled playout policy; budget = playouts per decision")
 class SearchAgent(MonteCarloSearch, RulesAgent):
-    """Mountain: searches the draw and the end of the turn; placements follow the rules player.
-    Once the opponent has played, its sampled hidden cards hold no meld: every Mountain
-    baseline melds at once, and a uniform re-deal holds one in 20-30% of samples. With
-    ``hone=0.5`` the samples' deadwood matched a rules player's true hand."""
-
-    meld_free = True
+    """Mountain: searches the draw and the end of the turn; placements (and holding melds)
+    follow the rules player. The opponent's hidden cards are honed (``hone=1.0`` rounds a
+    turn matched the true deadwood of a rules player's hand, which holds its melds).
+    ``meld_free=1`` models an opponent that melds at once (``greedy``): once it has played,
+    its sampled hidden cards hold no meld (:func:`break_melds`)."""
 
     def __init__(self, seed=None, budget: int = 200, discards: int = 3, z: float = 1.0,
-                 scope: str = "all", hone: float = 0.5):
+                 scope: str = "all", hone: float = 1.0, meld_free: int = 0):
         super().__init__(seed, budget, discards, z, scope, hone)
+        self.meld_free = bool(meld_free)
 
     def act(self, view, mask) -> int:
         legal = np.flatnonzero(mask)

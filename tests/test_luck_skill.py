@@ -152,3 +152,19 @@ def test_analyse_coin_and_skill_games():
     assert st.point["best_minus_random"] == pytest.approx(3.0)
     assert st.point["chain75_hand"] == 3
     assert st.lo["skill_share_hand_margin"] == pytest.approx(1.0)
+
+
+def test_claim_is_supported_only_when_mountains_interval_lies_above_gins():
+    from experiments.luck_skill.analysis import VariantStats
+    from experiments.luck_skill.report import _claim
+
+    def stats(m, g):
+        key = "skill_share_hand_margin"
+        return {v: VariantStats(v, [], {key: p}, {key: lo}, {key: hi})
+                for v, (p, lo, hi) in (("mountain", m), ("gin", g))}
+
+    key = "skill_share_hand_margin"
+    assert "supports the claim" in _claim(stats((0.06, 0.05, 0.07), (0.02, 0.01, 0.03)), key, "x")
+    assert "without settling" in _claim(stats((0.06, 0.02, 0.09), (0.03, 0.01, 0.05)), key, "x")
+    assert "does not support" in _claim(stats((0.4, 0.39, 0.41), (0.8, 0.79, 0.81)), key, "x")
+    assert _claim(stats((0.4, 0.39, 0.41), (0.8, 0.79, 0.81)), "missing", "x") is None

@@ -76,21 +76,26 @@ def _first_legal(spec, mask):
 
 
 @njit(cache=True)
+def _solve(tables, fast, objective, hands, jokers, out):
+    """The solver's value (``objective``) of each hand into ``out``; ``fast`` is the matching
+    set of fast tables from :func:`rollout_tables`."""
+    credit, values = tables[0], tables[1]
+    t_mask, t_len, t_faces = tables[7:10]
+    run_best, suit_value, tgain, set_ids, set_cnt = fast
+    batch_kernel(hands, jokers, t_mask, t_len, t_faces, credit, values, objective,
+                 np.int64(0), np.int64(-1), run_best, suit_value, tgain, set_ids, set_cnt, out)
+
+
+@njit(cache=True)
 def _points(tables, hands, jokers, out):
     """Solver points (meld credit - deadwood, MR-12) of each hand into ``out``."""
-    credit, values, run_best, suit_value, tgain, set_ids, set_cnt, t_mask, t_len, t_faces = tables[:10]
-    batch_kernel(hands, jokers, t_mask, t_len, t_faces, credit, values, OBJ_POINTS,
-                 np.int64(0), np.int64(-1), run_best, suit_value, tgain, set_ids, set_cnt, out)
+    _solve(tables, tables[2:7], OBJ_POINTS, hands, jokers, out)
 
 
 @njit(cache=True)
 def _least_deadwood(tables, hands, jokers, out):
     """Least deadwood (MR-8) of each hand into ``out``."""
-    credit, values = tables[0], tables[1]
-    run_best, suit_value, tgain, set_ids, set_cnt = tables[10:15]
-    t_mask, t_len, t_faces = tables[7:10]
-    batch_kernel(hands, jokers, t_mask, t_len, t_faces, credit, values, OBJ_DEADWOOD,
-                 np.int64(0), np.int64(-1), run_best, suit_value, tgain, set_ids, set_cnt, out)
+    _solve(tables, tables[10:15], OBJ_DEADWOOD, hands, jokers, out)
 
 
 # The rules player's hold policy (agents.rules.RulesAgent defaults, held equal by a test;

@@ -30,8 +30,7 @@ import numpy as np
 
 from .base import register
 from .common import (
-    DISCARD, _shown_face, arrange, connectivity, faces_of, hand_value_of,
-    table_faces,
+    DISCARD, _shown_face, arrange, connectivity, faces_of, hand_value_of, table_faces,
 )
 from .greedy import HeuristicAgent
 
@@ -64,7 +63,8 @@ def _adjacent(a, b):
 
 @register("rules", variant="mountain",
           help="tracks the opponent's takes and discards, avoids feeding its melds, discards "
-               "by the expected value of the next draw; Mountain: deep draws, Summit option; "
+               "by the expected value of the next draw; Mountain: deep draws, holds its melds "
+               "until it can go out; "
                "Gin: knock limit falling with the turn (undercut risk)")
 class RulesAgent(HeuristicAgent):
     def __init__(self, seed=None, hold: int = 1, hold_opp: int = 4, hold_stock: int = 6,

@@ -152,6 +152,59 @@ def _holds(s, spec, p, counts, tables):
 
 
 @njit(cache=True)
+def _arranged_placement(spec, mask, counts, hand_bits, tables):
+    """The placement the hand's best arrangement (solver points) makes, as the rules player
+    places: the legal meld whose credit plus the points of the hand left matches the whole
+    hand's points, else the layoff of the loose card that leaves the most points; -1 when
+    the arrangement places nothing. Regroups are never chosen."""
+    credit = tables[0]
+    jok = counts[JOKER_FACE]
+    n = 1
+    for a in range(spec.a_meld, spec.a_discard):
+        if mask[a] and (a < spec.a_regroup or a >= spec.a_layoff):
+            n += 1
+    hands = np.empty(n, np.uint64)
+    jokers = np.empty(n, np.int8)
+    acts = np.empty(n, np.int64)
+    hands[0] = hand_bits
+    jokers[0] = jok
+    k = 1
+    for a in range(spec.a_meld, spec.a_discard):
+        if not mask[a] or spec.a_regroup <= a < spec.a_layoff:
+            continue
+        if a < spec.a_regroup:
+            tm = spec.t_mask[a - spec.a_meld]
+            hands[k] = hand_bits & ~tm
+            jokers[k] = jok - rules.popcount(tm & ~hand_bits)
+        else:
+            f = (a - spec.a_layoff) % JOKER_FACE
+            if counts[f] > 0:
+                hands[k] = hand_bits & ~(np.uint64(1) << np.uint64(f))
+                jokers[k] = jok
+            else:
+                hands[k] = hand_bits
+                jokers[k] = jok - 1
+        acts[k] = a
+        k += 1
+    pts = np.empty(n, np.int32)
+    _points(tables, hands, jokers, pts)
+    best = -1
+    best_v = pts[0] - 1
+    for i in range(1, n):             # melds first: the meld's credit + points of the rest
+        if acts[i] < spec.a_regroup:
+            t = acts[i] - spec.a_meld
+            v = pts[i] + credit[t, :spec.t_len[t]].sum()
+            if v > best_v:
+                best, best_v = acts[i], v
+    if best >= 0:
+        return best
+    for i in range(1, n):             # then a loose card's layoff: points of the rest
+        if acts[i] >= spec.a_layoff and pts[i] > best_v:
+            best, best_v = acts[i], pts[i]
+    return best
+
+
+@njit(cache=True)
 def mountain_action(s, spec, mask, tables):
     """Mountain's playout action for the current player of ``s`` (mask must be current)."""
     p = s.current
@@ -178,20 +231,16 @@ def mountain_action(s, spec, mask, tables):
             if pts[1] > pts[0]:  # the solver melds it
                 return spec.a_take + top
         return spec.a_draw
-    # placements, unless held: biggest meld first, then any layoff
-    best = -1
-    best_len = 0
-    for t in range(spec.num_templates):
-        if mask[spec.a_meld + t] and spec.t_len[t] > best_len:
-            best = spec.a_meld + t
-            best_len = spec.t_len[t]
-    if best < 0:
-        for a in range(spec.a_regroup, spec.a_discard):
-            if mask[a]:
-                best = a
-                break
-    if best >= 0 and not _holds(s, spec, p, counts, tables):
-        return best
+    # placements, unless held: those of the hand's best arrangement
+    for a in range(spec.a_meld, spec.a_discard):
+        if mask[a]:
+            if not _holds(s, spec, p, counts, tables):
+                best = _arranged_placement(spec, mask, counts, hand_bits, tables)
+                if best < 0 and s.obligation >= 0:
+                    best = a      # the deep-drawn card must be placed: any placement
+                if best >= 0:
+                    return best
+            break
     if s.phase == PHASE_RESPONSE:
         return spec.a_done
     if mask[spec.a_base_camp]:

@@ -77,13 +77,15 @@ class HeuristicAgent(Agent):
         arr = arrange(view, faces_of(v, view.hand), "points")
         return arr, {t for t, _ in arr.melds}
 
-    def choose_placement(self, view, by):
+    def choose_placement(self, view, by, force: bool = False):
+        """The next meld or layoff of the hand's best arrangement, None when there is none
+        or the player holds them (``wants_to_place``; ``force`` places regardless)."""
         v = view.variant
         lay = v.layout
         melds, layoffs, regroups = by.get(MELD, ()), by.get(LAYOFF, ()), by.get(REGROUP, ())
         if not (len(melds) or len(layoffs) or len(regroups)):
             return None
-        if not self.wants_to_place(view, by):
+        if not force and not self.wants_to_place(view, by):
             return None
         arr, plan = self.placement_plan(view)
         for a in melds:

@@ -21,13 +21,14 @@ from mountain_rummy_env.cards import JOKER_FACE
 from mountain_rummy_env.core import gin as gin_kernels
 from mountain_rummy_env.core import rules
 from mountain_rummy_env.core.batch import step_batch
+from mountain_rummy_env.game import Game, player_view
 from mountain_rummy_env.solver import best_deadwood_batch
 from mountain_rummy_env.core.state import (
     EVENT_NONE, LOC_FACEDOWN, LOC_HAND, LOC_STOCK, PHASE_DRAW, PHASE_PLAY,
 )
 
 from .base import register
-from .common import BASE_CAMP, DRAW, KNOCK, legal_by_family
+from .common import BASE_CAMP, DONE, DRAW, KNOCK, PLACE, legal_by_family
 from .fastpolicy import playout_batch, rollout_tables
 from .gin import GinRulesAgent
 from .rules import RulesAgent
@@ -191,23 +192,33 @@ class MonteCarloSearch:
 
     def rollouts(self, view, mask, cands, n: int) -> np.ndarray:
         """Hand-point margins (``n`` samples x candidates) of each candidate played on the
-        same ``n`` sampled deals and finished by the playout policy."""
+        same ``n`` sampled deals and finished by the playout policy. A candidate is an
+        action or a tuple of actions played in turn (a plan for the rest of the turn)."""
         v = view.variant
-        k = len(cands)
+        plans = [c if isinstance(c, tuple) else (c,) for c in cands]
+        k = len(plans)
         base = self.sample_states(view, n)
         states = np.repeat(base, k, axis=0)          # sample-major: row = sample * k + cand
-        actions = np.tile(np.asarray(cands, dtype=np.int64), n)
         masks = np.repeat(np.asarray(mask, dtype=np.int8)[None], n * k, axis=0)
         events = np.zeros(n * k, dtype=np.int8)
         if self._scratch is None or self._scratch.dtype != v.dtype:
             self._scratch = np.zeros(rules.MAX_CLEAR_DEPTH + 4, dtype=v.dtype)
-        step_batch(states, v.spec, actions, masks, events, self._scratch)
+        finished = np.zeros(n * k, dtype=np.int8)
+        for t in range(max(len(p) for p in plans)):
+            live = [i for i, p in enumerate(plans) if len(p) > t]
+            rows = (np.arange(n)[:, None] * k + np.asarray(live)[None]).reshape(-1)
+            rows = rows[finished[rows] == 0]       # a hand that ended takes no more moves
+            step_t = np.asarray([p[t] if len(p) > t else -1 for p in plans], dtype=np.int64)
+            sub, sub_masks, sub_events = states[rows], masks[rows], events[rows]
+            step_batch(sub, v.spec, step_t[rows % k], sub_masks, sub_events, self._scratch)
+            states[rows], masks[rows] = sub, sub_masks
+            finished[rows] |= (sub_events != EVENT_NONE).astype(np.int8)
         values = np.zeros(n * k, dtype=np.float64)
-        playout_batch(states, v.spec, masks, self._scratch, values, view.player,
-                      (events != EVENT_NONE).astype(np.int8), rollout_tables(v))
+        playout_batch(states, v.spec, masks, self._scratch, values, view.player, finished,
+                      rollout_tables(v))
         return values.reshape(n, k)
 
-    def search(self, view, mask, cands) -> int:
+    def search(self, view, mask, cands):
         """Half the budget screens every candidate; the best challenger of the heuristic's
         choice then meets it alone on fresh samples (the other half), and replaces it only
         if better by ``z`` standard errors there. Testing on fresh samples keeps the
@@ -218,12 +229,12 @@ class MonteCarloSearch:
         self.last_values = dict(zip(cands, means.tolist()))
         best = int(np.argmax(means))
         if best == 0:
-            return int(cands[0])
+            return cands[0]
         n = max(2, self.budget // 4)
         duel = self.rollouts(view, mask, [cands[0], cands[best]], n)
         diff = duel[:, 1] - duel[:, 0]
         se = diff.std(ddof=1) / np.sqrt(n)
-        return int(cands[best]) if diff.mean() > self.z * se else int(cands[0])
+        return cands[best] if diff.mean() > self.z * se else cands[0]
 
 
 @register("search", variant="mountain",
@@ -237,9 +248,15 @@ class SearchAgent(MonteCarloSearch, RulesAgent):
     its sampled hidden cards hold no meld (:func:`break_melds`)."""
 
     def __init__(self, seed=None, budget: int = 200, discards: int = 3, z: float = 1.0,
-                 scope: str = "all", hone: float = 1.0, meld_free: int = 0):
+                 scope: str = "all", hone: float = 1.0, meld_free: int = 0,
+                 search_hold: int = 1):
         super().__init__(seed, budget, discards, z, scope, hone)
         self.meld_free = bool(meld_free)
+        self.search_hold = bool(search_hold)
+
+    def reset(self) -> None:
+        super().reset()
+        self._plan: list[int] = []     # the rest of a placing plan chosen by the search
 
     def act(self, view, mask) -> int:
         legal = np.flatnonzero(mask)
@@ -248,9 +265,13 @@ class SearchAgent(MonteCarloSearch, RulesAgent):
         self.track(view)
         by = legal_by_family(view.variant, mask)
         if view.phase == PHASE_DRAW and self.scope != "end":
+            self._plan = []
             cands = self.draw_candidates(view, by)
         elif view.phase == PHASE_PLAY and view.obligation < 0 and self.scope != "draw":
-            place = self.choose_placement(view, by)
+            if self._plan and mask[self._plan[0]]:
+                return self._plan.pop(0)
+            self._plan = []
+            place = self.hold_or_place(view, mask, by)
             if place is not None:
                 return place
             cands = self.end_candidates(view, by)
@@ -258,7 +279,49 @@ class SearchAgent(MonteCarloSearch, RulesAgent):
             return super().act(view, mask)
         if len(cands) == 1:
             return cands[0]
-        return self.search(view, mask, cands)
+        return int(self.search(view, mask, cands))
+
+    def hold_or_place(self, view, mask, by):
+        """The placement to play now, or None to hold (or when there is none). With
+        ``search_hold`` and the rules player's hold policy, a turn that holds a meld or
+        layoff but cannot end by placing it is searched: holding everything (the rules
+        discard) against placing everything the best arrangement allows, then the rules
+        end of turn (:meth:`placing_plan`), played as one plan. The rules player's choice
+        (its hold thresholds) is candidate 0."""
+        if not (self.search_hold and self.hold and any(f in by for f in PLACE)) \
+                or self.could_end_after_placing(view):
+            return self.choose_placement(view, by)
+        plan = self.placing_plan(view, mask)
+        if not plan:
+            return None
+        hold = (self.choose_end(view, by),)
+        cands = [plan, hold] if self.wants_to_place(view, by) else [hold, plan]
+        if self.search(view, mask, cands) is hold:
+            return None
+        self._plan = list(plan[1:])
+        return plan[0]
+
+    def placing_plan(self, view, mask) -> tuple:
+        """Every placement of the hand's best arrangement, one after another, then the
+        rules player's end of turn (or ``done``): played on a copy of the public state,
+        since the player's own hand and the table decide it."""
+        v = view.variant
+        game = Game(v, 1)
+        game.states[:] = view.public_state()
+        game.masks[0] = mask
+        plan = []
+        while True:
+            here = player_view(game, 0, view.player)
+            by = legal_by_family(v, game.masks[0])
+            a = self.choose_placement(here, by, force=True)
+            if a is None:
+                if game.states[0]["current"] != view.player or here.phase != PHASE_PLAY:
+                    return tuple(plan)
+                a = int(by[DONE][0]) if DONE in by else self.choose_end(here, by)
+                return (*plan, a)
+            plan.append(int(a))
+            if game.step_one(0, a) != EVENT_NONE:
+                return tuple(plan)
 
     def draw_candidates(self, view, by) -> list[int]:
         """The rules player's choice first, then stock, the top card and the best deep takes."""

@@ -182,12 +182,97 @@ def test_mountain_playouts_hold_melds_as_the_rules_player_does(variant):
     assert (fp.MOUNTAIN_HOLD_OPP, fp.MOUNTAIN_HOLD_STOCK) == (d["hold_opp"], d["hold_stock"])
 
 
+def test_mountain_playouts_place_as_the_rules_player_does(variant):
+    """The playouts place the melds and layoffs of the hand's best arrangement (solver
+    points), as the rules player does, not the longest meld first: over rules-vs-rules
+    hands they agree on nearly every choice to hold or place, and on what is placed."""
+    from numba import njit
+
+    from agents import fastpolicy as fp
+    from agents.common import PLACE, family_table
+
+    @njit
+    def playout_action(states, spec, mask, tables):
+        return fp.mountain_action(states[0], spec, mask, tables)
+
+    family = family_table(variant)
+    same = total = 0
+    for seed in range(12):
+        g = Game(variant, 1)
+        g.reset(seed=seed)
+        players = [make_agent("rules", seed=seed, variant="mountain") for _ in range(2)]
+        while not g.done(0):
+            p = g.current_player(0)
+            a = players[p].act(player_view(g, 0, p), g.masks[0])
+            legal = np.flatnonzero(g.masks[0])
+            if len(legal) > 1 and any(family[b] in PLACE for b in legal):
+                total += 1
+                b = playout_action(g.states.copy(), variant.spec, g.masks[0].copy(),
+                                   fp.rollout_tables(variant))
+                placing = family[a] in PLACE
+                same += placing == (family[b] in PLACE) and (not placing or a == b)
+            g.step_one(0, a)
+    assert total > 50 and same / total > 0.9
+
+
 def test_search_takes_the_card_that_completes_a_long_run(variant):
     g = deal(variant, p0="8H 9H JH " + JUNK0, p1=P1, up="TH", stock_top=["5C"])
     search = make_agent("search:budget=64", seed=1, variant="mountain")
     assert act_text(search, g) == "take TH"
     assert search.last_values[g.variant.parse_action("take TH")] > \
         search.last_values[g.variant.parse_action("draw stock")]
+
+
+def test_search_weighs_holding_against_placing_everything(variant):
+    """Mountain search puts the rules player's hold decision to playouts: hold (the rules
+    discard) against a plan that places every meld and then plays the rules discard. A
+    chosen plan is played out over the turn's next moves."""
+    g = deal(variant, p0="5H 6H 7H " + JUNK0, p1=P1, up="5D", stock_top=["5C"])
+    g.step_one(0, "draw stock")
+    search = make_agent("search:budget=16", seed=1, variant="mountain")
+    view = player_view(g, 0, 0)
+    plan = search.placing_plan(view, g.masks[0])
+    assert [variant.action_text(a) for a in plan] == ["meld 5H 6H 7H", "discard KS"]
+    seen = []
+
+    def pick(which):
+        def spy(view, mask, cands):
+            seen.append(cands)
+            return cands[which] if isinstance(cands[which], tuple) else cands[0]
+        return spy
+
+    search.search = pick(1)           # candidate 0 is the rules choice (hold), 1 the plan
+    assert act_text(search, g) == "meld 5H 6H 7H"
+    assert seen[0] == [(variant.parse_action("discard KS"),), plan]
+    g.step_one(0, "meld 5H 6H 7H")
+    assert act_text(search, g) == "discard KS"      # the plan goes on, unsearched
+    assert len(seen) == 1
+    plain = make_agent("search:search_hold=0", variant="mountain")
+    seen.clear()
+    plain.search = pick(0)
+    g = deal(variant, p0="5H 6H 7H " + JUNK0, p1=P1, up="5D", stock_top=["5C"])
+    g.step_one(0, "draw stock")
+    assert act_text(plain, g).startswith("discard")
+    assert seen and not any(isinstance(c, tuple) for cands in seen for c in cands)
+
+
+def test_search_plays_a_plan_in_its_rollouts(variant):
+    """A one-move plan rolls out exactly as the move itself (same samples), and a longer
+    plan is played move by move before the playout policy takes over."""
+    g = deal(variant, p0="5H 6H 7H " + JUNK0, p1=P1, up="5D", stock_top=["5C"])
+    g.step_one(0, "draw stock")
+    view = player_view(g, 0, 0)
+    search = make_agent("search:budget=16", seed=1, variant="mountain")
+    a, meld = variant.parse_action("discard KS"), variant.parse_action("meld 5H 6H 7H")
+    values = []
+    for cand in (a, (a,)):
+        search.rng = np.random.default_rng(7)
+        values.append(search.rollouts(view, g.masks[0], [cand], 32))
+    assert np.array_equal(values[0], values[1])
+    search.rng = np.random.default_rng(7)
+    both = search.rollouts(view, g.masks[0], [(a,), (meld, a)], 32)
+    assert np.array_equal(both[:, 0], values[0][:, 0])
+    assert np.isfinite(both).all() and not np.array_equal(both[:, 0], both[:, 1])
 
 
 def test_gin_search_plays_legal_hands_and_searches_draws_and_discards():

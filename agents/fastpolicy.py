@@ -4,14 +4,15 @@ Each reads the legal mask and the current hand only, and is cheap enough for hun
 playouts a decision. :func:`playout_batch` is written once; numba picks the policy by the
 spec's type (:data:`POLICY_BY_SPEC`), as :mod:`mountain_rummy_env.core.batch` picks rules.
 
-* Mountain (:func:`mountain_action`): takes the top discard when the solver melds it with
-  the hand (points rise), when it lays off on the table or is a joker, otherwise draws
-  stock; holds its melds and layoffs as the rules player does (:func:`_holds`), else makes
-  the legal meld with the most cards, then any layoff; ends with Base Camp,
-  else a knock (highest card face down), else discards the card whose removal leaves the
-  most solver points (high, unconnected cards first; a card that would lay off on the
-  table is held back). It sees the stock and the top discard only in the draw phase
-  (:func:`mountain_mask`).
+* Mountain (:func:`mountain_action`): takes the top discard when it lays off on the table
+  or is a joker, else the take (top or deep, with every card above it) that raises the
+  hand's solver points the most (:func:`_best_take`), else draws stock; holds its melds and
+  layoffs as the rules player does (:func:`_holds`), else places those of the hand's best
+  arrangement, melds first, as the rules player does (:func:`_arranged_placement`; never a
+  regroup unless a deep-drawn card must be placed); ends with Base Camp, else a knock
+  (highest card face down), else discards the card whose removal leaves the most solver
+  points (high, unconnected cards first; a card that would lay off on the table is held
+  back).
 * Gin (:func:`gin_action`): takes the up-card when it goes into a meld (exact deadwood)
   or lets it knock at once, else draws (passes on the first offer); knocks with the
   discard that leaves the least deadwood when the rules player's falling knock limit
@@ -205,6 +206,41 @@ def _arranged_placement(spec, mask, counts, hand_bits, tables):
 
 
 @njit(cache=True)
+def _best_take(s, spec, mask, counts, hand_bits, tables):
+    """The legal take (the top discard or a deeper one, with every card above it) that
+    raises the hand's solver points the most, as the rules player takes; else the stock."""
+    n = s.discard_len + 1
+    hands = np.empty(n, np.uint64)
+    jokers = np.empty(n, np.int8)
+    acts = np.empty(n, np.int64)
+    bits = hand_bits
+    jok = counts[JOKER_FACE]
+    hands[0] = bits
+    jokers[0] = jok
+    k = 1
+    for depth in range(s.discard_len):
+        c = s.discard[s.discard_len - 1 - depth]
+        f = spec.card_face[c]
+        if f == JOKER_FACE:
+            jok += 1
+        else:
+            bits |= np.uint64(1) << np.uint64(f)
+        if mask[spec.a_take + c]:
+            hands[k] = bits
+            jokers[k] = jok
+            acts[k] = spec.a_take + c
+            k += 1
+    pts = np.empty(k, np.int32)
+    _points(tables, hands[:k], jokers[:k], pts)
+    best = spec.a_draw
+    best_v = pts[0]
+    for i in range(1, k):
+        if pts[i] > best_v:
+            best, best_v = acts[i], pts[i]
+    return best
+
+
+@njit(cache=True)
 def mountain_action(s, spec, mask, tables):
     """Mountain's playout action for the current player of ``s`` (mask must be current)."""
     p = s.current
@@ -225,12 +261,7 @@ def mountain_action(s, spec, mask, tables):
             f = spec.card_face[top]
             if f == JOKER_FACE or _layable(s, spec, f):
                 return spec.a_take + top
-            hands[0] = hand_bits
-            hands[1] = hand_bits | (np.uint64(1) << np.uint64(f))
-            _points(tables, hands[:2], jokers[:2], pts[:2])
-            if pts[1] > pts[0]:  # the solver melds it
-                return spec.a_take + top
-        return spec.a_draw
+        return _best_take(s, spec, mask, counts, hand_bits, tables)
     # placements, unless held: those of the hand's best arrangement
     for a in range(spec.a_meld, spec.a_discard):
         if mask[a]:
@@ -364,20 +395,6 @@ def gin_action(s, spec, mask, tables):
     return _first_legal(spec, mask)
 
 
-@njit(cache=True)
-def mountain_mask(s, spec, mask, scratch):
-    """The mask :func:`mountain_action` needs: exact, except that in the draw phase only the
-    stock and the top discard are offered (it never takes deeper; this skips the costly
-    deep-draw checks)."""
-    if s.phase == PHASE_DRAW:
-        mask[:] = 0
-        mask[spec.a_draw] = 1
-        if s.discard_len > 0:
-            mask[spec.a_take + s.discard[s.discard_len - 1]] = 1
-        return
-    batch.legal_mask(s, spec, mask, scratch)
-
-
 _TABLES: dict = {}
 
 
@@ -394,36 +411,24 @@ def rollout_tables(variant) -> tuple:
     return hit
 
 
-# spec type -> (playout action, the mask it needs)
-POLICY_BY_SPEC: dict = {Spec: (mountain_action, mountain_mask),
-                        gin.GinSpec: (gin_action, batch.legal_mask)}
+# spec type -> playout action
+POLICY_BY_SPEC: dict = {Spec: mountain_action, gin.GinSpec: gin_action}
 
 
 def fast_action(s, spec, mask, tables):  # pragma: no cover - compiled only, resolved by spec type
     raise NotImplementedError("compiled only: resolved by spec type")
 
 
-def playout_mask(s, spec, mask, scratch):  # pragma: no cover - compiled only
-    raise NotImplementedError("compiled only: resolved by spec type")
-
-
 @overload(fast_action)
 def _fast_action(s, spec, mask, tables):
-    fn = POLICY_BY_SPEC[spec.instance_class][0]
+    fn = POLICY_BY_SPEC[spec.instance_class]
     return lambda s, spec, mask, tables: fn(s, spec, mask, tables)
-
-
-@overload(playout_mask)
-def _playout_mask(s, spec, mask, scratch):
-    fn = POLICY_BY_SPEC[spec.instance_class][1]
-    return lambda s, spec, mask, scratch: fn(s, spec, mask, scratch)
 
 
 @njit(cache=True)
 def playout_batch(states, spec, masks, scratch, values, me, finished, tables):
     """Play every game in ``states`` to the end of its hand with :func:`fast_action`;
-    ``values[b]`` = hand points of ``me`` minus the opponent's. Masks must be current (or
-    what the policy needs, :data:`POLICY_BY_SPEC`);
+    ``values[b]`` = hand points of ``me`` minus the opponent's. Masks must be current;
     ``finished[b] != 0`` marks a game whose hand already ended (it is only scored);
     ``tables`` from :func:`rollout_tables`."""
     P = spec.num_players
@@ -437,5 +442,5 @@ def playout_batch(states, spec, masks, scratch, values, me, finished, tables):
             a = fast_action(s, spec, masks[b], tables)
             event = batch.apply_action(s, spec, a)
             if event == EVENT_NONE:
-                playout_mask(s, spec, masks[b], scratch)
+                batch.legal_mask(s, spec, masks[b], scratch)
         values[b] = s.h_points[me] - s.h_points[(me + 1) % P]

@@ -9,8 +9,10 @@ face up), honed so that the opponent's hand looks played rather than freshly dea
 and finishes the hand with the compiled playout policy (:mod:`agents.fastpolicy`). Every
 candidate is played on the same samples (common random numbers). Half the budget screens
 the candidates; the screen's best challenger must then beat the heuristic's choice again on
-fresh samples before it is played (:meth:`MonteCarloSearch.search`). Placements (melds,
-layoffs, the response phase) follow the rules player.
+fresh samples before it is played (:meth:`MonteCarloSearch.search`). A candidate may be a
+plan, several moves played in turn: Mountain's search weighs holding its melds against a
+plan that places them all. Which melds and layoffs to place, and the response phase, follow
+the rules player.
 """
 
 from __future__ import annotations
@@ -241,8 +243,9 @@ class MonteCarloSearch:
           help="determinised Monte Carlo: samples hidden cards, rolls out each candidate "
                "with a compiled playout policy; budget = playouts per decision")
 class SearchAgent(MonteCarloSearch, RulesAgent):
-    """Mountain: searches the draw and the end of the turn; placements (and holding melds)
-    follow the rules player. The opponent's hidden cards are honed (``hone=1.0`` rounds a
+    """Mountain: searches the draw, whether to hold its melds and layoffs (``search_hold``,
+    :meth:`hold_or_place`) and the end of the turn; which placements to make follows the
+    rules player. The opponent's hidden cards are honed (``hone=1.0`` rounds a
     turn matched the true deadwood of a rules player's hand, which holds its melds).
     ``meld_free=1`` models an opponent that melds at once (``greedy``): once it has played,
     its sampled hidden cards hold no meld (:func:`break_melds`)."""

@@ -215,9 +215,29 @@ def test_mountain_playouts_place_as_the_rules_player_does(variant):
     assert total > 50 and same / total > 0.9
 
 
+def test_mountain_playouts_take_deep_discards_as_the_rules_player_does(variant):
+    """The playouts weigh every legal take, deep ones with the cards above them, by the
+    hand's solver points: 5D under 3S and 4H melds 5C 5D 5H (MR-7.1), as rules takes it."""
+    from numba import njit
+
+    from agents import fastpolicy as fp
+
+    @njit
+    def playout_action(states, spec, mask, tables):
+        return fp.mountain_action(states[0], spec, mask, tables)
+
+    g = deal(variant, p0="5H 5C 7D " + JUNK0, p1=P1, up="5D", stock_top=["3S", "4H"])
+    for a in ("draw stock", "discard 3S", "draw stock", "discard 4H"):
+        g.step_one(0, a)
+    action = playout_action(g.states.copy(), variant.spec, g.masks[0].copy(),
+                            fp.rollout_tables(variant))
+    assert variant.action_text(action) == act_text(make_agent("rules"), g) == "take 5D"
+
+
 def test_search_takes_the_card_that_completes_a_long_run(variant):
     g = deal(variant, p0="8H 9H JH " + JUNK0, p1=P1, up="TH", stock_top=["5C"])
-    search = make_agent("search:budget=64", seed=1, variant="mountain")
+    # enough playouts to tell the take from a draw (TH stays within reach of a deep take)
+    search = make_agent("search:budget=1600", seed=1, variant="mountain")
     assert act_text(search, g) == "take TH"
     assert search.last_values[g.variant.parse_action("take TH")] > \
         search.last_values[g.variant.parse_action("draw stock")]

@@ -227,11 +227,15 @@ class RulesAgent(HeuristicAgent):
     # -- holding melds ---------------------------------------------------------------------
 
     def wants_to_place(self, view, by) -> bool:
-        if not self.hold or view.obligation >= 0:
-            return True
-        if view.opponent_hand_size <= self.hold_opp or view.stock_size <= self.hold_stock:
+        if not self.hold or self.placing_due(view):
             return True
         return self.could_end_after_placing(view)
+
+    def placing_due(self, view) -> bool:
+        """Whether to place whatever the hand: a deep-drawn card must be placed, the
+        opponent is down to ``hold_opp`` cards or the stock to ``hold_stock``."""
+        return (view.obligation >= 0 or view.opponent_hand_size <= self.hold_opp
+                or view.stock_size <= self.hold_stock)
 
     def could_end_after_placing(self, view) -> bool:
         """Whether placing the best arrangement (melds and layoffs) leaves a hand that can

@@ -291,14 +291,15 @@ class SearchAgent(MonteCarloSearch, RulesAgent):
         discard) against placing everything the best arrangement allows, then the rules
         end of turn (:meth:`placing_plan`), played as one plan. The rules player's choice
         (its hold thresholds) is candidate 0."""
-        if not (self.search_hold and self.hold and any(f in by for f in PLACE)) \
-                or self.could_end_after_placing(view):
+        if not (self.search_hold and self.hold and any(f in by for f in PLACE)):
             return self.choose_placement(view, by)
+        if self.could_end_after_placing(view):
+            return self.choose_placement(view, by, force=True)     # rules places to go out
         plan = self.placing_plan(view, mask)
         if not plan:
             return None
         hold = (self.choose_end(view, by),)
-        cands = [plan, hold] if self.wants_to_place(view, by) else [hold, plan]
+        cands = [plan, hold] if self.placing_due(view) else [hold, plan]
         if self.search(view, mask, cands) is hold:
             return None
         self._plan = list(plan[1:])

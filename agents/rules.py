@@ -201,9 +201,11 @@ class RulesAgent(HeuristicAgent):
         if self.outs:
             vals = self.discard_values(view, by)
             return max(vals, key=vals.get)
-        return self._choose_discard_old(view, by)
+        return self._discard_by_deadwood(view, by)
 
-    def _choose_discard_old(self, view, by) -> int:
+    def _discard_by_deadwood(self, view, by) -> int:
+        """The older discard (``outs=0``): the highest loose card, less connectivity and
+        feeding danger; melded cards only as a last resort."""
         v = view.variant
         off = v.layout.discard
         faces = faces_of(v, view.hand)

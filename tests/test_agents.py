@@ -127,6 +127,7 @@ def test_rules_avoids_feeding_a_known_meld(variant):
     g.step_one(0, "draw stock")
     assert act_text(greedy, g) == "discard 9S"          # highest deadwood
     assert act_text(rules, g) == "discard 8D"           # 9S would feed the known 9C
+    assert act_text(make_agent("rules:outs=0"), g) == "discard 8D"   # the older discard too
 
 
 def test_rules_holds_its_melds_until_it_can_end_the_hand(variant):

@@ -17,6 +17,9 @@ arbitrary pickle): a dict of plain values and tensors::
      "observation_size": 1809, "num_actions": 1845, "net_arch": [256, 256],
      "activation": "tanh", "env_steps": 1000000, "state_dict": {...}}
 
+An optional ``"guard"`` names the action guard the policy was trained under
+(:data:`GUARDS`; absent or ``"none"``: the full legal mask).
+
 ``state_dict`` holds the actor only: ``body.{0,2,..}.weight/bias`` (Linear layers with the
 activation between them) and ``head.weight/bias`` (the logits); the weights may be float16
 (``policies/ship.py`` halves shipped files that way) and are cast to float32 on load. A
@@ -43,6 +46,36 @@ _META_KEYS = ("variant", "variant_options", "observation_size", "num_actions", "
 
 class CheckpointError(AgentSpecError):
     """A policy checkpoint that is missing, corrupt, or made for another variant."""
+
+
+_HOLD_POLICY = []
+
+
+def hold_guard(view, mask) -> np.ndarray:
+    """``mask`` less the melds, regroups and layoffs that the ``rules`` player's hold policy
+    keeps in hand this turn (:meth:`agents.rules.RulesAgent.wants_to_place`: hold unless
+    placing lets the hand end, a deep-drawn card must be placed, or the opponent or the
+    stock runs low). Mountain only. A policy trained under it learns every other choice,
+    including which melds to place once placing is allowed (docs/training.md)."""
+    from .common import PLACE, legal_by_family
+    from .rules import RulesAgent
+
+    by = legal_by_family(view.variant, mask)
+    placing = [by[f] for f in PLACE if f in by]
+    if not placing:
+        return mask
+    if not _HOLD_POLICY:
+        _HOLD_POLICY.append(RulesAgent())
+    if _HOLD_POLICY[0].wants_to_place(view, by):
+        return mask
+    out = np.array(mask, copy=True)
+    for actions in placing:
+        out[actions] = 0
+    return out if out.any() else mask
+
+
+# action guards a policy may be trained and played under, by the name its checkpoint records
+GUARDS = {"none": None, "rules-hold": hold_guard}
 
 
 def build_actor(observation_size: int, num_actions: int, net_arch, activation: str = "tanh"):
@@ -122,6 +155,8 @@ def load_policy(path):
     try:
         if meta["activation"] not in ACTIVATIONS:
             raise ValueError(f"unknown activation {meta['activation']!r}")
+        if (meta.get("guard") or "none") not in GUARDS:
+            raise ValueError(f"unknown action guard {meta['guard']!r} (known: {', '.join(GUARDS)})")
         actor = build_actor(int(meta["observation_size"]), int(meta["num_actions"]),
                             [int(w) for w in meta["net_arch"]], meta["activation"])
         actor.load_state_dict(blob["state_dict"])
@@ -165,6 +200,7 @@ class PPOAgent(Agent):
                 raise CheckpointError("the ppo agent needs a checkpoint: ppo:path=FILE.pt")
             actor, meta = load_policy(path)
         self.actor, self.meta = actor, dict(meta or {})
+        self.guard = GUARDS[self.meta.get("guard") or "none"]
         self.sample = bool(sample)
         self._checked = None
         self._obs = None
@@ -195,8 +231,13 @@ class PPOAgent(Agent):
                             np.array([view.player], np.int64), self._obs)
         return self._obs
 
+    def guarded(self, view, mask) -> np.ndarray:
+        """The legal mask the policy chooses from: ``mask`` through its action guard."""
+        mask = np.asarray(mask)
+        return mask if self.guard is None else self.guard(view, mask)
+
     def action_probabilities(self, view, mask) -> np.ndarray:
-        logits = masked_logits(self.actor, self.observe(view), np.asarray(mask)[None])[0]
+        logits = masked_logits(self.actor, self.observe(view), self.guarded(view, mask)[None])[0]
         p = np.exp(logits - logits.max())
         return p / p.sum()
 
@@ -205,6 +246,7 @@ class PPOAgent(Agent):
         legal = np.flatnonzero(mask)
         if len(legal) == 1:
             return int(legal[0])
+        mask = self.guarded(view, mask)
         logits = masked_logits(self.actor, self.observe(view), mask[None])
         return int(pick(logits, self.rng if self.sample else None)[0])
 

@@ -11,6 +11,10 @@ One readable file in the CleanRL spirit: every hyper-parameter is a flag (``--he
   ``PlayerView`` it builds for that game and seat) or ``self``, a frozen snapshot of the
   learner (the last ``--league-size`` snapshots, one taken every ``--snapshot-every`` steps;
   snapshot opponents sample from their policy and act on the observation batch directly).
+* Action guard (``--guard rules-hold``, Mountain): the learner's mask leaves out the melds
+  and layoffs the ``rules`` player would hold this turn, so its hold-or-place decision is
+  the rules player's and the network learns the rest (:func:`agents.ppo.hold_guard`); the
+  teacher's recorded masks, the self-play snapshots and the saved policy use it too.
 * Evaluation every ``--eval-every`` steps: the current policy against each
   ``--eval-opponents`` baseline on the same ``--eval-deals`` duplicate deals as
   ``experiments/tournament.py`` (``play_deal``: each deal played twice with the seats
@@ -79,6 +83,10 @@ def parse_args(argv=None):
     g.add_argument("--opponents", default=None,
                    help="pool as spec:weight,...; 'self' = league snapshots "
                         f"(default {DEFAULT_OPPONENTS})")
+    g.add_argument("--guard", choices=("none", "rules-hold"), default="none",
+                   help="action guard (agents.ppo.GUARDS): rules-hold leaves the hold-or-place "
+                        "decision to the rules player's hold policy (Mountain); recorded in "
+                        "the checkpoint and applied wherever the policy plays")
     g.add_argument("--snapshot-every", type=int, default=50_000, help="steps between league snapshots")
     g.add_argument("--league-size", type=int, default=8, help="snapshots kept in the league")
     g = p.add_argument_group("PPO")
@@ -117,7 +125,10 @@ def parse_args(argv=None):
     g.add_argument("--eval-seed", type=int, default=10_000, help="first deal seed (fixed deals)")
     g.add_argument("--eval-opponents", default=None, help=f"baselines (default {DEFAULT_EVAL})")
     g.add_argument("--checkpoint-every", type=int, default=100_000, help="steps between resumable checkpoints")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.guard != "none" and args.variant != "mountain":
+        p.error(f"--guard {args.guard} is a Mountain hold policy; --variant {args.variant} has none")
+    return args
 
 
 # ---------------------------------------------------------------------------------------
@@ -161,6 +172,7 @@ class OpponentPool:
         self.seed = seed
         self.league: list = []          # frozen actors (self-play snapshots)
         self.env = None
+        self.guard = None               # the learner's action guard, snapshots play under it
 
     def bind(self, env):
         self.env = env
@@ -214,7 +226,11 @@ class OpponentPool:
                 actions[k] = who.act(player_view(env.game, int(b), int(st["current"][b])), masks[k])
         for snap, rows in snap_rows.items():
             rows = np.array(rows)
-            actions[rows] = pick(masked_logits(self.league[snap], obs[rows], masks[rows]), self.rng)
+            allowed = masks[rows]
+            if self.guard is not None:
+                allowed = np.stack([self.guard(player_view(env.game, int(idx[k]), int(st["current"][idx[k]])),
+                                               masks[k]) for k in rows])
+            actions[rows] = pick(masked_logits(self.league[snap], obs[rows], allowed), self.rng)
         return actions
 
 
@@ -223,8 +239,10 @@ class OpponentPool:
 
 
 def make_venv(args, opponent):
-    from mountain_rummy_env import gin_rummy_v0, mountain_rummy_v0
+    from mountain_rummy_env import gin_rummy_v0, mountain_rummy_v0, player_view
     from mountain_rummy_env.envs.sb3_vec import SB3VecEnv
+
+    from agents.ppo import GUARDS
 
     module = {"mountain": mountain_rummy_v0, "gin": gin_rummy_v0}[args.variant]
     opts = json.loads(args.variant_options)
@@ -232,12 +250,22 @@ def make_venv(args, opponent):
     venv = module.vector_env(num_envs=args.num_envs, seed=args.seed, opponent=opponent,
                              learner_seat="rotate", **opts)
     opponent.bind(venv)
+    guard = opponent.guard = GUARDS[args.guard]
+    lay = venv.variant.layout
 
     class RewardShaped(SB3VecEnv):
         def step_wait(self):
             obs, rew, dones, infos = super().step_wait()
             rew = np.sign(rew) if args.reward == "win" else rew * args.reward_scale
             return obs, rew.astype(np.float32), dones, infos
+
+        def action_masks(self):
+            masks = super().action_masks()
+            if guard is not None:   # only games where a placement is legal can change
+                st = venv.game.states
+                for b in np.flatnonzero(masks[:, lay.meld:lay.discard].any(axis=1)):
+                    masks[b] = guard(player_view(venv.game, int(b), int(st["current"][b])), masks[b])
+            return masks
 
     return RewardShaped(venv)
 
@@ -263,7 +291,7 @@ def policy_meta(venv, args, steps: int) -> dict:
             "observation_size": int(venv.observation_space.shape[0]),
             "num_actions": int(venv.action_space.n),
             "net_arch": [int(w) for w in args.net_arch.split(",")],
-            "activation": args.activation, "env_steps": int(steps)}
+            "activation": args.activation, "env_steps": int(steps), "guard": args.guard}
 
 
 # ---------------------------------------------------------------------------------------
@@ -324,7 +352,8 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
 
 
 def collect_teacher_moves(variant, teacher: str, opponents, hands: int, seed: int, *,
-                          reward: str = "margin", reward_scale: float = 0.01, student=None) -> dict:
+                          reward: str = "margin", reward_scale: float = 0.01, student=None,
+                          guard=None) -> dict:
     """Play ``hands`` hands of ``teacher`` (a ``make_agent`` spec; its seat alternates)
     against opponents drawn from ``opponents`` (``[(spec, weight)]``, ``"teacher"`` = a
     second copy of the teacher, both of whose seats are recorded) and record, at every
@@ -333,7 +362,8 @@ def collect_teacher_moves(variant, teacher: str, opponents, hands: int, seed: in
     for that seat (``reward``/``reward_scale`` as the env's, the critic's target).
 
     With ``student`` (an actor network) the recorded seat plays the student's argmax move
-    while the teacher only labels it (DAgger); ``agree`` counts matches.
+    while the teacher only labels it (DAgger); ``agree`` counts matches. With ``guard`` (an
+    action guard of :data:`agents.ppo.GUARDS`) the recorded mask is the guarded one.
     """
     from mountain_rummy_env import Game, player_view
     from mountain_rummy_env.core.state import EVENT_NONE
@@ -374,6 +404,10 @@ def collect_teacher_moves(variant, teacher: str, opponents, hands: int, seed: in
             mask = game.masks[0]
             view = player_view(game, 0, p)
             a = int(players[p].act(view, mask))
+            if p in recorded and guard is not None:
+                mask = guard(view, mask)
+                if not mask[a]:
+                    raise ValueError(f"teacher {teacher!r} plays outside the action guard")
             if p in recorded and int(mask.sum()) > 1:
                 encode_observations(game.states[0:1], variant.spec, np.array([p], np.int64), buf)
                 obs.append(buf[0].astype(np.float16))
@@ -505,8 +539,11 @@ def warm_start(model, venv, args, run: Path, log) -> dict:
     variant = venv.venv.variant
     pool = parse_pool(args.bc_opponents)
     t0 = time.time()
+    from agents.ppo import GUARDS
+
+    guard = GUARDS[args.guard]
     data = collect_teacher_moves(variant, args.bc_teacher, pool, args.bc_hands, args.seed,
-                                 reward=args.reward, reward_scale=args.reward_scale)
+                                 reward=args.reward, reward_scale=args.reward_scale, guard=guard)
     t_collect = time.time() - t0
     log(f"[bc] teacher {args.bc_teacher!r}: {args.bc_hands} hands, {len(data['actions'])} moves, "
         f"{data['env_steps']} env steps in {t_collect:.0f}s")
@@ -522,7 +559,7 @@ def warm_start(model, venv, args, run: Path, log) -> dict:
         t = time.time()
         extra = collect_teacher_moves(variant, args.bc_teacher, pool, args.bc_dagger_hands,
                                       args.seed + 1000 * (r + 1), reward=args.reward,
-                                      reward_scale=args.reward_scale, student=student)
+                                      reward_scale=args.reward_scale, student=student, guard=guard)
         on_policy = extra["agree"] / max(len(extra["actions"]), 1)
         log(f"[bc] DAgger round {r + 1}: the clone agrees with the teacher on {on_policy:.3f} of "
             f"{len(extra['actions'])} moves of its own hands ({time.time() - t:.0f}s)")

@@ -149,6 +149,19 @@ def test_wrong_variant_checkpoint_fails_clearly(tmp_path):
         load_policy(path)
 
 
+def test_unknown_action_guard_fails_clearly(tmp_path):
+    from mountain_rummy_env import mountain_variant
+    from mountain_rummy_env.envs.observation import observation_size
+
+    v = mountain_variant()
+    path = tmp_path / "guarded.pt"
+    meta = {"variant": "mountain", "variant_options": {}, "observation_size": observation_size(v),
+            "num_actions": v.num_actions, "net_arch": [8], "activation": "tanh", "guard": "psychic"}
+    save_policy(path, build_actor(meta["observation_size"], meta["num_actions"], [8]), meta)
+    with pytest.raises(CheckpointError, match="unknown action guard 'psychic'"):
+        load_policy(path)
+
+
 def torch_load(path):
     import torch
 
@@ -208,6 +221,82 @@ def test_training_with_bc_warm_start_writes_bc_files(tmp_path):
     assert (run / "bc.pt").is_file() and load_policy(run / "bc.pt")[1]["env_steps"] == 0
     steps = [int(r["env_steps"]) for r in csv.DictReader((run / "eval.csv").open())]
     assert steps[0] == 0 and steps[-1] >= 512        # the cloned policy is the curve's first point
+
+
+# -- the rules player's hold guard -------------------------------------------------------
+
+
+def test_hold_guard_leaves_exactly_the_rules_players_hold_decision():
+    """Over rules-vs-greedy hands: at every decision of the rules player with a legal meld or
+    layoff, the guard removes the placements exactly when the rules player holds, and the
+    rules player's move is always left in the guarded mask."""
+    from mountain_rummy_env import Game, mountain_variant, player_view
+    from mountain_rummy_env.core.state import EVENT_NONE
+
+    from agents.common import PLACE, family_table
+    from agents.ppo import hold_guard
+
+    v = mountain_variant()
+    fam = family_table(v)
+    placing = np.isin(fam, PLACE)
+    game = Game(v, 1)
+    held = placed = 0
+    for h in range(16):
+        rules, greedy = make_agent("rules"), make_agent("greedy")
+        players = [rules, greedy] if h % 2 == 0 else [greedy, rules]
+        game.reset(seed=h)
+        while True:
+            p = game.current_player(0)
+            view, mask = player_view(game, 0, p), game.masks[0].copy()
+            a = players[p].act(view, mask)
+            if players[p] is rules and (mask & placing).any() and mask.sum() > 1:
+                guarded = hold_guard(view, mask)
+                assert guarded[a] and not (guarded & ~mask.astype(bool)).any()
+                if placing[a]:
+                    placed += 1
+                    assert (guarded == mask).all()
+                elif not (guarded & placing).any():
+                    held += 1
+            if game.step_one(0, a) != EVENT_NONE:
+                break
+    assert held > 20 and placed > 20, (held, placed)
+
+
+def test_guarded_training_records_and_plays_under_the_guard(tmp_path):
+    from experiments.train_ppo import main, parse_args
+
+    with pytest.raises(SystemExit):
+        parse_args(["--variant", "gin", "--guard", "rules-hold"])
+    run = tmp_path / "guarded"
+    main(TINY[:1] + ["512"] + TINY[2:] + [
+        "--run-dir", str(run), "--opponents", "greedy:1,self:1", "--eval-opponents", "greedy",
+        "--guard", "rules-hold", "--bc-teacher", "rules", "--bc-hands", "4", "--bc-epochs", "1",
+        "--snapshot-every", "128"])
+    assert json.loads((run / "policy.json").read_text())["guard"] == "rules-hold"
+    agent = make_agent(f"ppo:path={run / 'policy.pt'}")
+    from agents.ppo import hold_guard
+
+    assert agent.guard is hold_guard
+
+
+def test_guarded_vector_env_masks_held_placements_for_the_learner():
+    from experiments.train_ppo import OpponentPool, make_venv, parse_args, parse_pool
+
+    from agents.common import PLACE, family_table
+
+    args = parse_args(["--num-envs", "8", "--guard", "rules-hold"])
+    venv = make_venv(args, OpponentPool(parse_pool("greedy"), 0))
+    placing = np.isin(family_table(venv.venv.variant), PLACE)
+    venv.reset()
+    rng = np.random.default_rng(0)
+    masked = 0
+    for _ in range(150):
+        raw, guarded = venv.venv.action_masks(), venv.action_masks()
+        assert not (guarded & ~raw).any() and guarded.any(axis=1).all()
+        assert (np.stack(venv.env_method("action_masks")) == guarded).all()   # MaskablePPO's path
+        masked += int(((raw & placing) & ~guarded).any(axis=1).sum())
+        venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in guarded]))
+    assert masked > 0
 
 
 # -- the shipped policy -----------------------------------------------------------------

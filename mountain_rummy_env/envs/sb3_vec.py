@@ -83,7 +83,7 @@ class SB3VecEnv(VecEnv):
 
     def env_method(self, method_name, *args, indices=None, **kwargs):
         if method_name == "action_masks":
-            masks = self.venv.action_masks()
+            masks = self.action_masks()
             return masks if indices is None else masks[list(self._indices(indices))]
         result = getattr(self.venv, method_name)(*args, **kwargs)
         return [result for _ in self._indices(indices)]

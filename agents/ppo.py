@@ -30,6 +30,7 @@ wrong-variant files raise :class:`CheckpointError` with the reason (wrong varian
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from pathlib import Path
@@ -48,7 +49,11 @@ class CheckpointError(AgentSpecError):
     """A policy checkpoint that is missing, corrupt, or made for another variant."""
 
 
-_HOLD_POLICY = []
+@functools.cache
+def _rules_player():
+    from .rules import RulesAgent
+
+    return RulesAgent()
 
 
 def hold_guard(view, mask) -> np.ndarray:
@@ -58,15 +63,10 @@ def hold_guard(view, mask) -> np.ndarray:
     stock runs low). Mountain only. A policy trained under it learns every other choice,
     including which melds to place once placing is allowed (docs/training.md)."""
     from .common import PLACE, legal_by_family
-    from .rules import RulesAgent
 
     by = legal_by_family(view.variant, mask)
     placing = [by[f] for f in PLACE if f in by]
-    if not placing:
-        return mask
-    if not _HOLD_POLICY:
-        _HOLD_POLICY.append(RulesAgent())
-    if _HOLD_POLICY[0].wants_to_place(view, by):
+    if not placing or _rules_player().wants_to_place(view, by):
         return mask
     out = np.array(mask, copy=True)
     for actions in placing:

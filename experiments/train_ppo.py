@@ -536,12 +536,12 @@ def behaviour_clone(model, data: dict, args, seed: int, log=print, epochs: int |
 def warm_start(model, venv, args, run: Path, log) -> dict:
     """The whole warm start: record the teacher, clone, optional DAgger rounds; writes
     ``bc_stats.json`` (accuracies) and ``bc.pt`` (the cloned policy) in the run folder."""
-    variant = venv.venv.variant
-    pool = parse_pool(args.bc_opponents)
-    t0 = time.time()
     from agents.ppo import GUARDS
 
+    variant = venv.venv.variant
+    pool = parse_pool(args.bc_opponents)
     guard = GUARDS[args.guard]
+    t0 = time.time()
     data = collect_teacher_moves(variant, args.bc_teacher, pool, args.bc_hands, args.seed,
                                  reward=args.reward, reward_scale=args.reward_scale, guard=guard)
     t_collect = time.time() - t0

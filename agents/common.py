@@ -15,6 +15,7 @@ from mountain_rummy_env.solver import best_arrangement, hand_mask_of
 FAMILIES = ("draw", "take", "meld", "regroup", "layoff", "discard", "knock", "base_camp", "done")
 DRAW, TAKE, MELD, REGROUP, LAYOFF, DISCARD, KNOCK, BASE_CAMP, DONE = range(len(FAMILIES))
 PLACE = (MELD, REGROUP, LAYOFF)
+TURN_ENDS = (DISCARD, KNOCK, BASE_CAMP, DONE)
 
 
 _FAMILY_CACHE: dict = {}

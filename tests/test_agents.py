@@ -419,6 +419,37 @@ def test_human_accepts_a_move_number(variant):
     assert act_text(human, g) == "draw stock"
 
 
+# MR-7: hand 1222 of the tournament (a cloned policy in seat 0, `rules` in seat 1). Seat 1
+# took 3H from deep in the pile with 6C and KH above it, melded four melds and laid off 7D:
+# its last card, 6C, was taken this turn and may not be discarded, so the only legal moves
+# are regroups that meld it (High Camp). The heuristic players once found no move here.
+MR7_DECK = ("TD 5C 7H 7C JC 7D 4D 6H QS 2D 3H KD 7S 2S QC 6D 8C 4H JD 9D QD 4C 9C XX 5D KS 5H "
+            "JS 3D TC 2H AS 9H AD 4S 2C 5S 6C TH 9S XX JH 3C KH QH TS 3S 8S KC AC AH 6S 8H 8D")
+MR7_MOVES = (
+    "draw stock | discard TD | take 5H | meld 4H 5H 6H | discard 7C | take 7C | "
+    "meld 7C 7H 7S | discard 9C | draw stock | discard 5C | draw stock | discard 8C | "
+    "draw stock | discard 4C | draw stock | discard AS | draw stock | discard 9H | "
+    "draw stock | discard AD | draw stock | discard 4S | draw stock | discard 3H | "
+    "draw stock | discard 5S | take 5C | meld 4C 4D 4S | meld 5C 5D 5S | discard 2C | "
+    "take 2C | discard 3D | take 9C | meld 8C 9C TC JC QC | discard 9H | draw stock | "
+    "discard 6C | draw stock | discard TH | draw stock | discard 9S | draw stock | "
+    "discard 3D | take 9H | meld 9D 9H 9S | discard 6D | draw stock | discard 3H | "
+    "draw stock | discard 6C | draw stock | discard KH | take 3H | meld 2C 2D 2H 2S | "
+    "meld 3C 3D 3H | meld TD TH TS | meld KD KH KS | layoff 7D m1"
+)
+
+
+@pytest.mark.parametrize("spec", ["greedy", "rules", "search:budget=8"])
+def test_mr7_a_last_card_that_may_not_be_discarded_is_melded_by_a_regroup(variant, spec):
+    g = Game(variant, 1)
+    g.reset(seed=1222, deck=variant.deck.parse_cards(MR7_DECK), dealer=0)
+    for move in MR7_MOVES.split(" | "):
+        g.step_one(0, move)
+    legal = [variant.action_text(a) for a in np.flatnonzero(g.masks[0])]
+    assert legal == ["regroup 6C 7C 8C", "regroup 6C 7C 8C 9C"]
+    assert act_text(make_agent(spec, seed=1), g) in legal
+
+
 @pytest.mark.parametrize("spec", ["random", "greedy", "rules", "search:budget=8"])
 def test_agents_finish_hands_with_legal_moves(variant, spec):
     from experiments.play import play_hand

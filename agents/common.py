@@ -41,6 +41,13 @@ def legal_by_family(variant, mask) -> dict[int, np.ndarray]:
     return {k: legal[fam == k] for k in np.unique(fam).tolist()}
 
 
+def placing_forced(view, by) -> bool:
+    """Whether the player must place now, whatever its strategy (MR-7): a deep-drawn card is
+    still to be placed, or no move that ends the turn is legal (a last card taken this turn
+    may not be discarded). ``by``: the legal actions by family (:func:`legal_by_family`)."""
+    return view.obligation >= 0 or not any(f in by for f in TURN_ENDS)
+
+
 def faces_of(variant, cards) -> list[int]:
     cf = variant.spec.card_face
     return [int(cf[c]) for c in cards]

@@ -16,8 +16,8 @@ from mountain_rummy_env.cards import JOKER_FACE
 
 from .base import Agent, register
 from .common import (
-    BASE_CAMP, DISCARD, DONE, DRAW, KNOCK, LAYOFF, MELD, PHASE_DRAW, REGROUP, TAKE, TURN_ENDS,
-    arrange, faces_of, hand_value_of, legal_by_family, taken_cards,
+    BASE_CAMP, DISCARD, DONE, DRAW, KNOCK, LAYOFF, MELD, PHASE_DRAW, REGROUP, TAKE, arrange,
+    faces_of, hand_value_of, legal_by_family, placing_forced, taken_cards,
 )
 
 
@@ -80,15 +80,15 @@ class HeuristicAgent(Agent):
     def choose_placement(self, view, by, force: bool = False):
         """The next meld or layoff of the hand's best arrangement, None when there is none
         or the player holds them (``wants_to_place``; ``force`` places regardless). When a
-        placement is due (a deep-drawn card to place, or no move that ends the turn is
-        legal) some legal placement is returned, a regroup if nothing else."""
+        placement is forced (:func:`~agents.common.placing_forced`) some legal placement is
+        returned, a regroup if nothing else."""
         v = view.variant
         lay = v.layout
         melds, layoffs, regroups = by.get(MELD, ()), by.get(LAYOFF, ()), by.get(REGROUP, ())
         if not (len(melds) or len(layoffs) or len(regroups)):
             return None
-        due = view.obligation >= 0 or not any(f in by for f in TURN_ENDS)
-        if not (force or due) and not self.wants_to_place(view, by):
+        forced = placing_forced(view, by)
+        if not (force or forced) and not self.wants_to_place(view, by):
             return None
         arr, plan = self.placement_plan(view)
         for a in melds:
@@ -105,7 +105,7 @@ class HeuristicAgent(Agent):
                     best, best_v = int(a), val
         if best is not None:
             return best
-        if due:  # must place: any legal placement
+        if forced:  # any legal placement
             for group in (melds, regroups, layoffs):
                 if len(group):
                     return int(group[0])

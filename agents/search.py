@@ -30,7 +30,7 @@ from mountain_rummy_env.core.state import (
 )
 
 from .base import register
-from .common import BASE_CAMP, DONE, DRAW, KNOCK, PLACE, TURN_ENDS, legal_by_family
+from .common import BASE_CAMP, DONE, DRAW, KNOCK, PLACE, legal_by_family, placing_forced
 from .fastpolicy import playout_batch, rollout_tables
 from .gin import GinRulesAgent
 from .rules import RulesAgent
@@ -291,9 +291,9 @@ class SearchAgent(MonteCarloSearch, RulesAgent):
         discard) against placing everything the best arrangement allows, then the rules
         end of turn (:meth:`placing_plan`), played as one plan. The rules player's choice
         (its hold thresholds) is candidate 0."""
-        if not (self.search_hold and self.hold and any(f in by for f in PLACE)
-                and any(f in by for f in TURN_ENDS)):
-            return self.choose_placement(view, by)      # nothing to weigh, or placing is due
+        if (not (self.search_hold and self.hold and any(f in by for f in PLACE))
+                or placing_forced(view, by)):
+            return self.choose_placement(view, by)      # nothing to weigh
         if self.could_end_after_placing(view):
             return self.choose_placement(view, by, force=True)     # rules places to go out
         plan = self.placing_plan(view, mask)

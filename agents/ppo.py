@@ -74,7 +74,8 @@ def hold_guard(view, mask) -> np.ndarray:
     return out if out.any() else mask
 
 
-# action guards a policy may be trained and played under, by the name its checkpoint records
+# action guards a policy may be trained and played under, by the name its checkpoint records;
+# a guard only ever removes melds, regroups and layoffs from the legal mask
 GUARDS = {"none": None, "rules-hold": hold_guard}
 
 

@@ -226,12 +226,26 @@ class OpponentPool:
                 actions[k] = who.act(player_view(env.game, int(b), int(st["current"][b])), masks[k])
         for snap, rows in snap_rows.items():
             rows = np.array(rows)
-            allowed = masks[rows]
-            if self.guard is not None:
-                allowed = np.stack([self.guard(player_view(env.game, int(idx[k]), int(st["current"][idx[k]])),
-                                               masks[k]) for k in rows])
+            allowed = guarded_masks(self.guard, env, idx[rows], masks[rows])
             actions[rows] = pick(masked_logits(self.league[snap], obs[rows], allowed), self.rng)
         return actions
+
+
+def guarded_masks(guard, env, games, masks):
+    """``masks`` (a row per game of ``games`` in the vector env) through the action ``guard``
+    (None: unchanged), each for the seat to move. Only rows with a legal meld, regroup or
+    layoff are looked at: the guards of :data:`agents.ppo.GUARDS` only remove those."""
+    if guard is None:
+        return masks
+    from mountain_rummy_env import player_view
+
+    lay = env.variant.layout
+    out = masks.copy()
+    current = env.game.states["current"]
+    for k in np.flatnonzero(masks[:, lay.meld:lay.discard].any(axis=1)):
+        b = int(games[k])
+        out[k] = guard(player_view(env.game, b, int(current[b])), masks[k])
+    return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -239,7 +253,7 @@ class OpponentPool:
 
 
 def make_venv(args, opponent):
-    from mountain_rummy_env import gin_rummy_v0, mountain_rummy_v0, player_view
+    from mountain_rummy_env import gin_rummy_v0, mountain_rummy_v0
     from mountain_rummy_env.envs.sb3_vec import SB3VecEnv
 
     from agents.ppo import GUARDS
@@ -251,7 +265,7 @@ def make_venv(args, opponent):
                              learner_seat="rotate", **opts)
     opponent.bind(venv)
     guard = opponent.guard = GUARDS[args.guard]
-    lay = venv.variant.layout
+    every_game = np.arange(venv.num_envs)
 
     class RewardShaped(SB3VecEnv):
         def step_wait(self):
@@ -260,12 +274,7 @@ def make_venv(args, opponent):
             return obs, rew.astype(np.float32), dones, infos
 
         def action_masks(self):
-            masks = super().action_masks()
-            if guard is not None:   # only games where a placement is legal can change
-                st = venv.game.states
-                for b in np.flatnonzero(masks[:, lay.meld:lay.discard].any(axis=1)):
-                    masks[b] = guard(player_view(venv.game, int(b), int(st["current"][b])), masks[b])
-            return masks
+            return guarded_masks(guard, venv, every_game, super().action_masks())
 
     return RewardShaped(venv)
 

@@ -18,10 +18,14 @@ arbitrary pickle): a dict of plain values and tensors::
      "activation": "tanh", "env_steps": 1000000, "state_dict": {...}}
 
 An optional ``"guard"`` names the action guard the policy was trained under
-(:data:`GUARDS`; absent or ``"none"``: the full legal mask).
+(:data:`GUARDS`; absent or ``"none"``: the full legal mask). An optional ``"hint"`` names
+the adviser whose move the policy sees (:data:`HINTS`; absent or ``"none"``: no hint): a
+hinted policy's input is the observation plus one column, the adviser's move for that
+position, and its logits add ``head.hint_weight`` to that move (:mod:`agents.ppo_nets`).
 
 ``state_dict`` holds the actor only: ``body.{0,2,..}.weight/bias`` (Linear layers with the
-activation between them) and ``head.weight/bias`` (the logits); the weights may be float16
+activation between them) and ``head.weight/bias`` (the logits; hinted: and
+``head.hint_weight``); the weights may be float16
 (``policies/ship.py`` halves shipped files that way) and are cast to float32 on load. A
 sidecar ``.json`` with the same metadata (no weights) is written next to it for humans. Missing, corrupt or
 wrong-variant files raise :class:`CheckpointError` with the reason (wrong variant on the first
@@ -40,7 +44,6 @@ import numpy as np
 from .base import Agent, AgentSpecError, register
 
 FORMAT = "mountain-rummy-ppo-policy/1"
-ACTIVATIONS = ("tanh", "relu")
 _META_KEYS = ("variant", "variant_options", "observation_size", "num_actions", "net_arch",
               "activation")
 
@@ -78,24 +81,11 @@ def hold_guard(view, mask) -> np.ndarray:
 # a guard only ever removes melds, regroups and layoffs from the legal mask
 GUARDS = {"none": None, "rules-hold": hold_guard}
 
-
-def build_actor(observation_size: int, num_actions: int, net_arch, activation: str = "tanh"):
-    """The actor network: ``body`` (Linear + activation per hidden layer) and ``head`` (logits).
-
-    Layer for layer the same as SB3's ``mlp_extractor.policy_net`` + ``action_net`` for
-    ``net_arch=dict(pi=net_arch, ...)``, so their weights copy over one to one.
-    """
-    from collections import OrderedDict
-
-    import torch.nn as nn
-
-    act = {"tanh": nn.Tanh, "relu": nn.ReLU}[activation]
-    layers, last = [], observation_size
-    for width in net_arch:
-        layers += [nn.Linear(last, int(width)), act()]
-        last = int(width)
-    return nn.Sequential(OrderedDict([("body", nn.Sequential(*layers)),
-                                      ("head", nn.Linear(last, num_actions))]))
+# advisers a policy may be trained and played with (``--hint``), by the name its checkpoint
+# records: the ``make_agent`` spec of a player with ``choose(view, mask)`` (its move, not
+# yet its own) and ``remember(view, action)`` (the move its seat actually played), which
+# watches the hand from the policy's seat and suggests a move at every decision
+HINTS = {"none": None, "rules": "rules"}
 
 
 def variant_options(variant) -> dict:
@@ -143,6 +133,8 @@ def load_policy(path):
         return _CACHE[key]
     import torch
 
+    from .ppo_nets import ACTIVATIONS, build_actor
+
     try:
         blob = torch.load(p, map_location="cpu", weights_only=True)
     except Exception as err:  # corrupt zip, truncated file, unsafe pickle, ...
@@ -158,8 +150,11 @@ def load_policy(path):
             raise ValueError(f"unknown activation {meta['activation']!r}")
         if (meta.get("guard") or "none") not in GUARDS:
             raise ValueError(f"unknown action guard {meta['guard']!r} (known: {', '.join(GUARDS)})")
+        if (meta.get("hint") or "none") not in HINTS:
+            raise ValueError(f"unknown hint {meta['hint']!r} (known: {', '.join(HINTS)})")
         actor = build_actor(int(meta["observation_size"]), int(meta["num_actions"]),
-                            [int(w) for w in meta["net_arch"]], meta["activation"])
+                            [int(w) for w in meta["net_arch"]], meta["activation"],
+                            hinted=(meta.get("hint") or "none") != "none")
         actor.load_state_dict(blob["state_dict"])
     except Exception as err:
         raise CheckpointError(f"policy checkpoint {str(path)!r} is inconsistent: "
@@ -191,7 +186,8 @@ def pick(logits: np.ndarray, rng=None) -> np.ndarray:
 
 
 class PPOAgent(Agent):
-    """Plays a trained actor network on the encoded :class:`PlayerView`."""
+    """Plays a trained actor network on the encoded :class:`PlayerView`; a hinted policy
+    (:data:`HINTS`) keeps its adviser, which watches the hand from the same seat."""
 
     def __init__(self, seed=None, path: str | None = None, sample: int = 0, actor=None,
                  meta: dict | None = None):
@@ -202,12 +198,20 @@ class PPOAgent(Agent):
             actor, meta = load_policy(path)
         self.actor, self.meta = actor, dict(meta or {})
         self.guard = GUARDS[self.meta.get("guard") or "none"]
+        self.hint = HINTS[self.meta.get("hint") or "none"]
         self.sample = bool(sample)
+        self.adviser = None
         self._checked = None
         self._obs = None
 
+    def reset(self) -> None:
+        if self.adviser is not None:
+            self.adviser.reset()
+
     def _check(self, variant) -> None:
         from mountain_rummy_env.envs.observation import observation_size
+
+        from . import make_agent
 
         if self._checked is variant:
             return
@@ -219,17 +223,22 @@ class PPOAgent(Agent):
                 f"checkpoint was trained for variant {want!r} (observation size "
                 f"{self.meta.get('observation_size')}, {self.meta.get('num_actions')} actions) "
                 f"but this game is {variant.name!r} ({n_obs}, {n_act})")
-        self._obs = np.zeros((1, n_obs), np.float32)
+        self._obs = np.zeros((1, n_obs + (self.hint is not None)), np.float32)
+        if self.hint is not None:
+            self.adviser = make_agent(self.hint, seed=int(self.rng.integers(2**31)), variant=variant.name)
         self._checked = variant
 
-    def observe(self, view) -> np.ndarray:
-        """The observation of ``view`` (its player's seat), shape ``(1, observation_size)``."""
+    def observe(self, view, hint: int | None = None) -> np.ndarray:
+        """The observation of ``view`` (its player's seat), shape ``(1, observation_size)``;
+        a hinted policy's has the adviser's move ``hint`` as one more column."""
         from mountain_rummy_env.envs.observation import encode_observations
 
         v = view.variant
         self._check(v)
         encode_observations(view.public_state(), v.spec,
                             np.array([view.player], np.int64), self._obs)
+        if hint is not None:
+            self._obs[0, -1] = hint
         return self._obs
 
     def guarded(self, view, mask) -> np.ndarray:
@@ -237,19 +246,29 @@ class PPOAgent(Agent):
         mask = np.asarray(mask)
         return mask if self.guard is None else self.guard(view, mask)
 
+    def _logits(self, view, allowed) -> np.ndarray:
+        """Masked logits of the policy for ``view``; asks the adviser (if any) first."""
+        self._check(view.variant)
+        hint = None if self.adviser is None else self.adviser.choose(view, allowed)
+        return masked_logits(self.actor, self.observe(view, hint), allowed[None])[0]
+
     def action_probabilities(self, view, mask) -> np.ndarray:
-        logits = masked_logits(self.actor, self.observe(view), self.guarded(view, mask)[None])[0]
+        logits = self._logits(view, self.guarded(view, mask))
         p = np.exp(logits - logits.max())
         return p / p.sum()
 
     def act(self, view, mask) -> int:
         mask = np.asarray(mask)
         legal = np.flatnonzero(mask)
-        if len(legal) == 1:
+        allowed = self.guarded(view, mask)
+        if len(legal) == 1 and self.adviser is None:
             return int(legal[0])
-        mask = self.guarded(view, mask)
-        logits = masked_logits(self.actor, self.observe(view), mask[None])
-        return int(pick(logits, self.rng if self.sample else None)[0])
+        # the adviser sees every decision, forced ones too, as in training
+        logits = self._logits(view, allowed)
+        a = int(legal[0]) if len(legal) == 1 else int(pick(logits[None], self.rng if self.sample else None)[0])
+        if self.adviser is not None:
+            self.adviser.remember(view, a)
+        return a
 
 
 @register("ppo", {"path": str, "sample": int},

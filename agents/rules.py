@@ -96,8 +96,16 @@ class RulesAgent(HeuristicAgent):
                 self.opp_discards.add(int(cf[view.discard[-1]]))
 
     def act(self, view, mask) -> int:
+        return self.remember(view, self.choose(view, mask))
+
+    def choose(self, view, mask) -> int:
+        """The action to play, not yet remembered as played (a policy the rules player
+        advises may play another: ``--hint rules``, :data:`agents.ppo.HINTS`)."""
         self.track(view)
-        a = super().act(view, mask)
+        return super().act(view, mask)
+
+    def remember(self, view, a: int) -> int:
+        """Note ``a`` as played: a discard is this player's, not a signal from the opponent."""
         lay = view.variant.layout
         if lay.discard <= a < lay.knock:
             face = a - lay.discard

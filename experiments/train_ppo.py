@@ -57,6 +57,7 @@ from pathlib import Path
 import numpy as np
 
 DEFAULT_OPPONENTS = {"mountain": "random:1,greedy:1,self:2", "gin": "random:1,self:2"}
+HINTED_OPPONENTS = {"mountain": "rules:3,greedy:1", "gin": "rules:3,random:1"}   # no self-play
 DEFAULT_EVAL = {"mountain": "random,greedy", "gin": "random"}
 
 
@@ -87,6 +88,14 @@ def parse_args(argv=None):
                    help="action guard (agents.ppo.GUARDS): rules-hold leaves the hold-or-place "
                         "decision to the rules player's hold policy (Mountain); recorded in "
                         "the checkpoint and applied wherever the policy plays")
+    g.add_argument("--hint", choices=("none", "rules"), default="none",
+                   help="adviser (agents.ppo.HINTS): the rules player's move for the learner's "
+                        "position is one more observation column and its logit gets a learned "
+                        "bonus, so the policy starts as the rules player and learns corrections; "
+                        "recorded in the checkpoint (default opponents then "
+                        f"{HINTED_OPPONENTS}; no 'self', no --bc-teacher)")
+    g.add_argument("--hint-weight", type=float, default=5.0,
+                   help="initial logit bonus of the adviser's move (learned from there)")
     g.add_argument("--snapshot-every", type=int, default=50_000, help="steps between league snapshots")
     g.add_argument("--league-size", type=int, default=8, help="snapshots kept in the league")
     g = p.add_argument_group("PPO")
@@ -128,6 +137,14 @@ def parse_args(argv=None):
     args = p.parse_args(argv)
     if args.guard != "none" and args.variant != "mountain":
         p.error(f"--guard {args.guard} is a Mountain hold policy; --variant {args.variant} has none")
+    if args.hint != "none":
+        if args.opponents is None:
+            args.opponents = HINTED_OPPONENTS[args.variant]
+        if "self" in (spec for spec, _ in parse_pool(args.opponents)):
+            p.error("--hint: self-play snapshots would need an adviser of their own; "
+                    "give --opponents without 'self'")
+        if args.bc_teacher:
+            p.error("--hint starts from the adviser's play already; drop --bc-teacher")
     return args
 
 
@@ -256,7 +273,7 @@ def make_venv(args, opponent):
     from mountain_rummy_env import gin_rummy_v0, mountain_rummy_v0
     from mountain_rummy_env.envs.sb3_vec import SB3VecEnv
 
-    from agents.ppo import GUARDS
+    from agents.ppo import GUARDS, HINTS
 
     module = {"mountain": mountain_rummy_v0, "gin": gin_rummy_v0}[args.variant]
     opts = json.loads(args.variant_options)
@@ -266,26 +283,92 @@ def make_venv(args, opponent):
     opponent.bind(venv)
     guard = opponent.guard = GUARDS[args.guard]
     every_game = np.arange(venv.num_envs)
+    advisers = None if HINTS[args.hint] is None else Advisers(HINTS[args.hint], venv, args.seed)
 
     class RewardShaped(SB3VecEnv):
+        def __init__(self, venv):
+            super().__init__(venv)
+            if advisers is not None:
+                self.observation_space = advisers.observation_space(self.observation_space)
+
+        def reset(self):
+            return self._hinted(super().reset())
+
+        def step_async(self, actions):
+            if advisers is not None:
+                advisers.played(actions)
+            super().step_async(actions)
+
         def step_wait(self):
             obs, rew, dones, infos = super().step_wait()
             rew = np.sign(rew) if args.reward == "win" else rew * args.reward_scale
-            return obs, rew.astype(np.float32), dones, infos
+            if advisers is not None:
+                for info in infos:
+                    if "terminal_observation" in info:   # the critic's input only: no adviser
+                        info["terminal_observation"] = np.append(info["terminal_observation"], 0)
+            return self._hinted(obs), rew.astype(np.float32), dones, infos
 
         def action_masks(self):
             return guarded_masks(guard, venv, every_game, super().action_masks())
 
+        def _hinted(self, obs):
+            if advisers is None:
+                return obs
+            return np.concatenate([obs, advisers.hints(self.action_masks())[:, None]], axis=1)
+
     return RewardShaped(venv)
 
 
+class Advisers:
+    """The hint column of a hinted policy (``--hint``): per game, an adviser (a
+    ``make_agent`` spec of :data:`agents.ppo.HINTS`) for the learner's seat, reset at every
+    new hand, asked for its move at every learner decision on the learner's (guarded) mask
+    and told the move the learner played -- as :class:`agents.ppo.PPOAgent` does in play."""
+
+    def __init__(self, spec: str, env, seed: int):
+        from agents import make_agent
+
+        self.env = env
+        n = env.num_envs
+        self.agents = [make_agent(spec, seed=[seed, b, 17], variant=env.variant.name) for b in range(n)]
+        self.hand_key = [None] * n
+        self.views = [None] * n
+
+    def observation_space(self, space):
+        """``space`` with one more column: an action id."""
+        from gymnasium import spaces
+
+        n_act = self.env.variant.num_actions
+        return spaces.Box(np.append(space.low, 0).astype(np.float32),
+                          np.append(space.high, n_act - 1).astype(np.float32), dtype=np.float32)
+
+    def hints(self, masks) -> np.ndarray:
+        from mountain_rummy_env import player_view
+
+        env = self.env
+        out = np.zeros(len(masks), np.float32)
+        for b, agent in enumerate(self.agents):
+            key = (int(env._episode[b]), int(env._seeds[b]))
+            if self.hand_key[b] != key:
+                self.hand_key[b] = key
+                agent.reset()
+            self.views[b] = player_view(env.game, b, int(env._learner[b]))
+            out[b] = agent.choose(self.views[b], masks[b])
+        return out
+
+    def played(self, actions) -> None:
+        for agent, view, a in zip(self.agents, self.views, actions):
+            agent.remember(view, int(a))
+
+
 def export_actor(model, args):
-    """The SB3 policy's actor as a standalone :func:`agents.ppo.build_actor` network."""
-    from agents.ppo import build_actor
+    """The SB3 policy's actor as a standalone :func:`agents.ppo_nets.build_actor` network."""
+    from agents.ppo_nets import build_actor
 
     pol = model.policy
-    actor = build_actor(pol.observation_space.shape[0], pol.action_space.n,
-                        [int(w) for w in args.net_arch.split(",")], args.activation)
+    hinted = args.hint != "none"
+    actor = build_actor(pol.observation_space.shape[0] - hinted, pol.action_space.n,
+                        [int(w) for w in args.net_arch.split(",")], args.activation, hinted)
     actor.body.load_state_dict(pol.mlp_extractor.policy_net.state_dict())
     actor.head.load_state_dict(pol.action_net.state_dict())
     actor.eval()
@@ -297,10 +380,11 @@ def policy_meta(venv, args, steps: int) -> dict:
 
     v = venv.venv.variant
     return {"variant": v.name, "variant_options": variant_options(v),
-            "observation_size": int(venv.observation_space.shape[0]),
+            "observation_size": int(venv.venv.single_observation_space.shape[0]),
             "num_actions": int(venv.action_space.n),
             "net_arch": [int(w) for w in args.net_arch.split(",")],
-            "activation": args.activation, "env_steps": int(steps), "guard": args.guard}
+            "activation": args.activation, "env_steps": int(steps), "guard": args.guard,
+            "hint": args.hint}
 
 
 # ---------------------------------------------------------------------------------------
@@ -744,12 +828,17 @@ def main(argv=None) -> dict:
     else:
         act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[args.activation]
         arch = [int(w) for w in args.net_arch.split(",")]
+        policy, extra = "MlpPolicy", {}
+        if args.hint != "none":
+            from experiments.hinted_policy import HintedMaskablePolicy
+
+            policy, extra = HintedMaskablePolicy, {"hint_weight": args.hint_weight}
         model = MaskablePPO(
-            "MlpPolicy", venv, learning_rate=schedule, n_steps=args.n_steps,
+            policy, venv, learning_rate=schedule, n_steps=args.n_steps,
             batch_size=args.batch_size, n_epochs=args.n_epochs, gamma=args.gamma,
             gae_lambda=args.gae_lambda, clip_range=args.clip_range, ent_coef=args.ent_coef,
             vf_coef=args.vf_coef, max_grad_norm=args.max_grad_norm, target_kl=args.target_kl,
-            policy_kwargs={"net_arch": {"pi": arch, "vf": arch}, "activation_fn": act},
+            policy_kwargs={"net_arch": {"pi": arch, "vf": arch}, "activation_fn": act, **extra},
             tensorboard_log=str(run / "tb"), seed=args.seed, device="cpu", verbose=0)
     hooks = make_callback(venv, pool, args, run, state)
     if args.bc_teacher and not (args.resume and ckpt.exists()):

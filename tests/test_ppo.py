@@ -15,7 +15,8 @@ pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
 from agents import AgentSpecError, make_agent  # noqa: E402
-from agents.ppo import CheckpointError, build_actor, load_policy, save_policy  # noqa: E402
+from agents.ppo import CheckpointError, load_policy, save_policy  # noqa: E402
+from agents.ppo_nets import build_actor  # noqa: E402
 
 TINY = ["--total-steps", "1024", "--num-envs", "8", "--n-steps", "64", "--batch-size", "256",
         "--n-epochs", "1", "--net-arch", "32", "--snapshot-every", "512", "--eval-every", "512",

@@ -288,6 +288,7 @@ def make_venv(args, opponent):
     class RewardShaped(SB3VecEnv):
         def __init__(self, venv):
             super().__init__(venv)
+            self.advisers = advisers
             if advisers is not None:
                 self.observation_space = advisers.observation_space(self.observation_space)
 

@@ -325,3 +325,133 @@ def test_shipped_policy_plays_legal_hands_and_beats_random():
     assert all(h["steps"] > 0 for h in row["hands"]) and row["outcome"] in (0.0, 0.5, 1.0)
     margins = [play_deal(cfg, f"ppo:path={SHIPPED}", "random", 100 + d)["margin"] for d in range(10)]
     assert np.mean(margins) > 0, margins
+
+
+# -- the rules player as adviser (--hint rules) -------------------------------------------
+
+
+def _hinted_checkpoint(path, hint_weight: float, head_scale: float, seed: int = 0):
+    """A hinted Mountain policy with a random head of ``head_scale`` and ``hint_weight``."""
+    import torch
+
+    from agents.ppo_nets import build_actor
+    from mountain_rummy_env import mountain_variant
+    from mountain_rummy_env.envs.observation import observation_size
+
+    v = mountain_variant()
+    torch.manual_seed(seed)
+    actor = build_actor(observation_size(v), v.num_actions, [16], "tanh", hinted=True)
+    with torch.no_grad():
+        actor.head.weight.normal_(0.0, head_scale)
+        actor.head.hint_weight.fill_(hint_weight)
+    save_policy(path, actor, {"variant": "mountain", "variant_options": {},
+                              "observation_size": observation_size(v), "num_actions": v.num_actions,
+                              "net_arch": [16], "activation": "tanh", "hint": "rules"})
+    return path
+
+
+def test_hinted_policy_with_a_quiet_head_plays_the_rules_players_moves(tmp_path):
+    """A hinted policy whose head is near zero plays exactly what a rules player in its
+    seat would: the adviser is reset every hand and tracks the hand as that player does."""
+    from mountain_rummy_env import Game, mountain_variant
+    from mountain_rummy_env.core.state import EVENT_NONE
+    from mountain_rummy_env.game import player_view
+
+    path = _hinted_checkpoint(tmp_path / "hinted.pt", hint_weight=5.0, head_scale=1e-4)
+    me, shadow, opp = make_agent(f"ppo:path={path}", seed=1), make_agent("rules", variant="mountain"), \
+        make_agent("greedy", seed=2)
+    game = Game(mountain_variant(), 1)
+    decisions = 0
+    for hand in range(14):
+        game.reset(seed=100 + hand)
+        for a in (me, shadow, opp):
+            a.reset()
+        seat = hand % 2
+        while True:
+            p = game.current_player(0)
+            view, mask = player_view(game, 0, p), game.masks[0]
+            if p == seat:
+                a = me.act(view, mask)
+                assert a == shadow.act(view, mask)
+                decisions += 1
+            else:
+                a = opp.act(view, mask)
+            if game.step_one(0, a) != EVENT_NONE:
+                break
+    assert decisions > 100
+
+
+def test_hinted_env_column_is_the_advice_the_agent_gets_in_play(tmp_path):
+    """In the training env the hint column (and the rest of the observation) equals what
+    the ``ppo`` agent computes for the same position, also when the policy keeps playing
+    other moves than the adviser's (a loud random head): both advisers learn the moves
+    actually played and track the hand alike."""
+    from agents.ppo import PPOAgent, load_policy
+    from experiments.train_ppo import OpponentPool, make_venv, parse_args, parse_pool
+    from mountain_rummy_env.game import player_view
+
+    actor, meta = load_policy(_hinted_checkpoint(tmp_path / "loud.pt", hint_weight=0.5, head_scale=1.0))
+    args = parse_args(["--num-envs", "4", "--hint", "rules", "--opponents", "greedy"])
+    venv = make_venv(args, OpponentPool(parse_pool(args.opponents), 0))
+    env = venv.venv
+    players = [PPOAgent(seed=b, actor=actor, meta=meta) for b in range(4)]
+    keys = [None] * 4
+    obs = venv.reset()
+    assert obs.shape == (4, venv.observation_space.shape[0]) == (4, meta["observation_size"] + 1)
+    deviations = 0
+    for _ in range(300):
+        actions = np.zeros(4, np.int64)
+        masks = venv.action_masks()
+        for b, agent in enumerate(players):
+            key = (int(env._episode[b]), int(env._seeds[b]))
+            if keys[b] != key:
+                keys[b] = key
+                agent.reset()
+            actions[b] = agent.act(player_view(env.game, b, int(env._learner[b])), masks[b])
+            assert (agent._obs[0] == obs[b]).all()
+            deviations += actions[b] != int(obs[b, -1])
+        venv.step_async(actions)        # tells the env's advisers the moves played
+        tracked = ("my_discard", "opp_discards", "opp_taken", "last_turn")
+        for agent, adviser in zip(players, venv.advisers.agents):
+            assert {k: getattr(agent.adviser, k) for k in tracked} == \
+                {k: getattr(adviser, k) for k in tracked}
+        obs, _, dones, infos = venv.step_wait()
+        for b in np.flatnonzero(dones):
+            assert infos[b]["terminal_observation"].shape == obs[b].shape
+    assert deviations > 100
+
+
+def test_hinted_training_records_the_hint_and_refuses_what_it_cannot_do(tmp_path):
+    from agents.ppo_nets import HintHead
+    from experiments.train_ppo import main, parse_args
+
+    assert parse_args(["--hint", "rules"]).opponents == "rules:3,greedy:1"
+    with pytest.raises(SystemExit):
+        parse_args(["--hint", "rules", "--opponents", "greedy:1,self:1"])
+    with pytest.raises(SystemExit):
+        parse_args(["--hint", "rules", "--bc-teacher", "rules"])
+    run = tmp_path / "hinted"
+    main(TINY[:1] + ["512"] + TINY[2:] + ["--run-dir", str(run), "--hint", "rules",
+                                          "--opponents", "greedy", "--eval-opponents", "rules"])
+    meta = json.loads((run / "policy.json").read_text())
+    assert meta["hint"] == "rules"
+    actor, _ = load_policy(run / "policy.pt")
+    assert isinstance(actor.head, HintHead) and 4.0 < float(actor.head.hint_weight.detach()) < 6.0
+    rows = list(csv.DictReader((run / "eval.csv").open()))
+    # 512 steps cannot undo the adviser: against the rules player every deal is a mirror
+    assert rows and all(float(r["margin"]) == 0.0 for r in rows)
+    summary = main(TINY[:1] + ["1024"] + TINY[2:] + ["--run-dir", str(run), "--hint", "rules",
+                                                     "--opponents", "greedy", "--eval-opponents",
+                                                     "rules", "--resume"])
+    assert summary["env_steps"] >= 1024
+
+
+def test_unknown_hint_fails_clearly(tmp_path):
+    path = _hinted_checkpoint(tmp_path / "h.pt", 1.0, 0.1)
+    blob = torch_load(path)
+    blob["hint"] = "oracle"
+    import torch
+
+    torch.save(blob, path)
+    with pytest.raises(CheckpointError, match="unknown hint 'oracle'"):
+        load_policy(path)

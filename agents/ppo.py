@@ -21,7 +21,8 @@ An optional ``"guard"`` names the action guard the policy was trained under
 (:data:`GUARDS`; absent or ``"none"``: the full legal mask). An optional ``"hint"`` names
 the adviser whose move the policy sees (:data:`HINTS`; absent or ``"none"``: no hint): a
 hinted policy's input is the observation plus one column, the adviser's move for that
-position, and its logits add ``head.hint_weight`` to that move (:mod:`agents.ppo_nets`).
+position, and its logits add ``head.hint_weight`` to that move (:mod:`agents.ppo_nets`);
+a shortlist hint also narrows the moves it chooses from (:func:`advise`).
 
 ``state_dict`` holds the actor only: ``body.{0,2,..}.weight/bias`` (Linear layers with the
 activation between them) and ``head.weight/bias`` (the logits; hinted: and
@@ -38,6 +39,7 @@ import functools
 import json
 import os
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -81,11 +83,31 @@ def hold_guard(view, mask) -> np.ndarray:
 # a guard only ever removes melds, regroups and layoffs from the legal mask
 GUARDS = {"none": None, "rules-hold": hold_guard}
 
+class Hint(NamedTuple):
+    """An adviser for a hinted policy: the ``make_agent`` spec of a player with
+    ``choose(view, mask)`` (its move, not yet its own) and ``remember(view, action)`` (the
+    move its seat actually played), which watches the hand from the policy's seat and
+    suggests a move at every decision; with ``shortlist`` the policy chooses only among the
+    adviser's move and its ``shortlist(view, mask)`` (the moves the search would weigh)."""
+
+    spec: str
+    shortlist: bool = False
+
+
 # advisers a policy may be trained and played with (``--hint``), by the name its checkpoint
-# records: the ``make_agent`` spec of a player with ``choose(view, mask)`` (its move, not
-# yet its own) and ``remember(view, action)`` (the move its seat actually played), which
-# watches the hand from the policy's seat and suggests a move at every decision
-HINTS = {"none": None, "rules": "rules"}
+# records; both suggest the rules player's move ("search" chooses as "rules" does unsearched)
+HINTS = {"none": None, "rules": Hint("rules"), "rules-shortlist": Hint("search", shortlist=True)}
+
+
+def advise(adviser, hint: Hint, view, allowed) -> tuple[int, np.ndarray]:
+    """The adviser's move in ``view`` and the mask the hinted policy chooses from:
+    ``allowed``, or with a shortlist only the adviser's move and its shortlist."""
+    move = int(adviser.choose(view, allowed))
+    if not hint.shortlist:
+        return move, allowed
+    keep = np.zeros_like(allowed)
+    keep[[move, *adviser.shortlist(view, allowed)]] = 1
+    return move, keep & allowed
 
 
 def variant_options(variant) -> dict:
@@ -225,7 +247,8 @@ class PPOAgent(Agent):
                 f"but this game is {variant.name!r} ({n_obs}, {n_act})")
         self._obs = np.zeros((1, n_obs + (self.hint is not None)), np.float32)
         if self.hint is not None:
-            self.adviser = make_agent(self.hint, seed=int(self.rng.integers(2**31)), variant=variant.name)
+            self.adviser = make_agent(self.hint.spec, seed=int(self.rng.integers(2**31)),
+                                      variant=variant.name)
         self._checked = variant
 
     def observe(self, view, hint: int | None = None) -> np.ndarray:
@@ -249,8 +272,10 @@ class PPOAgent(Agent):
     def _logits(self, view, allowed) -> np.ndarray:
         """Masked logits of the policy for ``view``; asks the adviser (if any) first."""
         self._check(view.variant)
-        hint = None if self.adviser is None else self.adviser.choose(view, allowed)
-        return masked_logits(self.actor, self.observe(view, hint), allowed[None])[0]
+        move = None
+        if self.adviser is not None:
+            move, allowed = advise(self.adviser, self.hint, view, allowed)
+        return masked_logits(self.actor, self.observe(view, move), allowed[None])[0]
 
     def action_probabilities(self, view, mask) -> np.ndarray:
         logits = self._logits(view, self.guarded(view, mask))
@@ -260,11 +285,10 @@ class PPOAgent(Agent):
     def act(self, view, mask) -> int:
         mask = np.asarray(mask)
         legal = np.flatnonzero(mask)
-        allowed = self.guarded(view, mask)
         if len(legal) == 1 and self.adviser is None:
             return int(legal[0])
         # the adviser sees every decision, forced ones too, as in training
-        logits = self._logits(view, allowed)
+        logits = self._logits(view, self.guarded(view, mask))
         a = int(legal[0]) if len(legal) == 1 else int(pick(logits[None], self.rng if self.sample else None)[0])
         if self.adviser is not None:
             self.adviser.remember(view, a)

@@ -284,6 +284,21 @@ class SearchAgent(MonteCarloSearch, RulesAgent):
             return cands[0]
         return int(self.search(view, mask, cands))
 
+    def shortlist(self, view, mask) -> list[int]:
+        """The moves this agent would weigh here, found without searching (a hinted PPO
+        policy chooses among them, ``train_ppo --hint rules-shortlist``): the draw
+        candidates; in a turn that may hold or place, the first move of placing the best
+        arrangement beside the end-of-turn candidates; elsewhere none (the rules move)."""
+        by = legal_by_family(view.variant, mask)
+        if view.phase == PHASE_DRAW:
+            return self.draw_candidates(view, by)
+        if view.phase != PHASE_PLAY or view.obligation >= 0 or len(np.flatnonzero(mask)) == 1:
+            return []
+        if placing_forced(view, by):
+            return []
+        place = self.choose_placement(view, by, force=True)   # the placing plan's first move
+        return list(dict.fromkeys(([] if place is None else [int(place)]) + self.end_candidates(view, by)))
+
     def hold_or_place(self, view, mask, by):
         """The placement to play now, or None to hold (or when there is none). With
         ``search_hold`` and the rules player's hold policy, a turn that holds a meld or

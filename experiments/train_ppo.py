@@ -88,11 +88,12 @@ def parse_args(argv=None):
                    help="action guard (agents.ppo.GUARDS): rules-hold leaves the hold-or-place "
                         "decision to the rules player's hold policy (Mountain); recorded in "
                         "the checkpoint and applied wherever the policy plays")
-    g.add_argument("--hint", choices=("none", "rules"), default="none",
+    g.add_argument("--hint", choices=("none", "rules", "rules-shortlist"), default="none",
                    help="adviser (agents.ppo.HINTS): the rules player's move for the learner's "
                         "position is one more observation column and its logit gets a learned "
                         "bonus, so the policy starts as the rules player and learns corrections; "
-                        "recorded in the checkpoint (default opponents then "
+                        "rules-shortlist (Mountain) also narrows the choice to the moves the "
+                        "search would weigh; recorded in the checkpoint (default opponents then "
                         f"{HINTED_OPPONENTS}; no 'self', no --bc-teacher)")
     g.add_argument("--hint-weight", type=float, default=5.0,
                    help="initial logit bonus of the adviser's move (learned from there)")
@@ -138,6 +139,8 @@ def parse_args(argv=None):
     if args.guard != "none" and args.variant != "mountain":
         p.error(f"--guard {args.guard} is a Mountain hold policy; --variant {args.variant} has none")
     if args.hint != "none":
+        if args.hint == "rules-shortlist" and args.variant != "mountain":
+            p.error("--hint rules-shortlist uses the Mountain search's candidate moves")
         if args.opponents is None:
             args.opponents = HINTED_OPPONENTS[args.variant]
         if "self" in (spec for spec, _ in parse_pool(args.opponents)):
@@ -310,30 +313,35 @@ def make_venv(args, opponent):
             return self._hinted(obs), rew.astype(np.float32), dones, infos
 
         def action_masks(self):
+            if advisers is not None and advisers.masks is not None:
+                return advisers.masks
             return guarded_masks(guard, venv, every_game, super().action_masks())
 
         def _hinted(self, obs):
             if advisers is None:
                 return obs
-            return np.concatenate([obs, advisers.hints(self.action_masks())[:, None]], axis=1)
+            advisers.masks = None
+            return np.concatenate([obs, advisers.advise(self.action_masks())[:, None]], axis=1)
 
     return RewardShaped(venv)
 
 
 class Advisers:
-    """The hint column of a hinted policy (``--hint``): per game, an adviser (a
-    ``make_agent`` spec of :data:`agents.ppo.HINTS`) for the learner's seat, reset at every
-    new hand, asked for its move at every learner decision on the learner's (guarded) mask
-    and told the move the learner played -- as :class:`agents.ppo.PPOAgent` does in play."""
+    """The hint column of a hinted policy (``--hint``): per game, an adviser (an
+    :class:`agents.ppo.Hint`) for the learner's seat, reset at every new hand, asked for its
+    move (and shortlist: ``masks``) at every learner decision on the learner's (guarded)
+    mask and told the move the learner played -- as :class:`agents.ppo.PPOAgent` does in play."""
 
-    def __init__(self, spec: str, env, seed: int):
+    def __init__(self, hint, env, seed: int):
         from agents import make_agent
 
-        self.env = env
+        self.env, self.hint = env, hint
         n = env.num_envs
-        self.agents = [make_agent(spec, seed=[seed, b, 17], variant=env.variant.name) for b in range(n)]
+        self.agents = [make_agent(hint.spec, seed=[seed, b, 17], variant=env.variant.name)
+                       for b in range(n)]
         self.hand_key = [None] * n
         self.views = [None] * n
+        self.masks = None       # the learner's masks narrowed to the shortlists
 
     def observation_space(self, space):
         """``space`` with one more column: an action id."""
@@ -343,18 +351,25 @@ class Advisers:
         return spaces.Box(np.append(space.low, 0).astype(np.float32),
                           np.append(space.high, n_act - 1).astype(np.float32), dtype=np.float32)
 
-    def hints(self, masks) -> np.ndarray:
+    def advise(self, masks) -> np.ndarray:
+        """The advisers' moves for the learner's positions (``masks``: its legal masks);
+        with a shortlist hint, ``self.masks`` becomes the narrowed masks."""
         from mountain_rummy_env import player_view
+
+        from agents.ppo import advise
 
         env = self.env
         out = np.zeros(len(masks), np.float32)
+        narrowed = masks.copy()
         for b, agent in enumerate(self.agents):
             key = (int(env._episode[b]), int(env._seeds[b]))
             if self.hand_key[b] != key:
                 self.hand_key[b] = key
                 agent.reset()
             self.views[b] = player_view(env.game, b, int(env._learner[b]))
-            out[b] = agent.choose(self.views[b], masks[b])
+            out[b], narrowed[b] = advise(agent, self.hint, self.views[b], masks[b])
+        if self.hint.shortlist:
+            self.masks = narrowed
         return out
 
     def played(self, actions) -> None:

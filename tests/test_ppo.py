@@ -330,7 +330,7 @@ def test_shipped_policy_plays_legal_hands_and_beats_random():
 # -- the rules player as adviser (--hint rules) -------------------------------------------
 
 
-def _hinted_checkpoint(path, hint_weight: float, head_scale: float, seed: int = 0):
+def _hinted_checkpoint(path, hint_weight: float, head_scale: float, seed: int = 0, hint="rules"):
     """A hinted Mountain policy with a random head of ``head_scale`` and ``hint_weight``."""
     import torch
 
@@ -346,18 +346,19 @@ def _hinted_checkpoint(path, hint_weight: float, head_scale: float, seed: int = 
         actor.head.hint_weight.fill_(hint_weight)
     save_policy(path, actor, {"variant": "mountain", "variant_options": {},
                               "observation_size": observation_size(v), "num_actions": v.num_actions,
-                              "net_arch": [16], "activation": "tanh", "hint": "rules"})
+                              "net_arch": [16], "activation": "tanh", "hint": hint})
     return path
 
 
-def test_hinted_policy_with_a_quiet_head_plays_the_rules_players_moves(tmp_path):
+@pytest.mark.parametrize("hint", ["rules", "rules-shortlist"])
+def test_hinted_policy_with_a_quiet_head_plays_the_rules_players_moves(tmp_path, hint):
     """A hinted policy whose head is near zero plays exactly what a rules player in its
     seat would: the adviser is reset every hand and tracks the hand as that player does."""
     from mountain_rummy_env import Game, mountain_variant
     from mountain_rummy_env.core.state import EVENT_NONE
     from mountain_rummy_env.game import player_view
 
-    path = _hinted_checkpoint(tmp_path / "hinted.pt", hint_weight=5.0, head_scale=1e-4)
+    path = _hinted_checkpoint(tmp_path / "hinted.pt", hint_weight=5.0, head_scale=1e-4, hint=hint)
     me, shadow, opp = make_agent(f"ppo:path={path}", seed=1), make_agent("rules", variant="mountain"), \
         make_agent("greedy", seed=2)
     game = Game(mountain_variant(), 1)
@@ -381,34 +382,39 @@ def test_hinted_policy_with_a_quiet_head_plays_the_rules_players_moves(tmp_path)
     assert decisions > 100
 
 
-def test_hinted_env_column_is_the_advice_the_agent_gets_in_play(tmp_path):
+@pytest.mark.parametrize("hint", ["rules", "rules-shortlist"])
+def test_hinted_env_column_is_the_advice_the_agent_gets_in_play(tmp_path, hint):
     """In the training env the hint column (and the rest of the observation) equals what
     the ``ppo`` agent computes for the same position, also when the policy keeps playing
     other moves than the adviser's (a loud random head): both advisers learn the moves
-    actually played and track the hand alike."""
+    actually played and track the hand alike. A shortlist narrows the learner's masks to
+    legal moves that include the adviser's."""
     from agents.ppo import PPOAgent, load_policy
     from experiments.train_ppo import OpponentPool, make_venv, parse_args, parse_pool
     from mountain_rummy_env.game import player_view
 
-    actor, meta = load_policy(_hinted_checkpoint(tmp_path / "loud.pt", hint_weight=0.5, head_scale=1.0))
-    args = parse_args(["--num-envs", "4", "--hint", "rules", "--opponents", "greedy"])
+    actor, meta = load_policy(_hinted_checkpoint(tmp_path / "loud.pt", hint_weight=0.5,
+                                                 head_scale=1.0, hint=hint))
+    args = parse_args(["--num-envs", "4", "--hint", hint, "--opponents", "greedy"])
     venv = make_venv(args, OpponentPool(parse_pool(args.opponents), 0))
     env = venv.venv
     players = [PPOAgent(seed=b, actor=actor, meta=meta) for b in range(4)]
     keys = [None] * 4
     obs = venv.reset()
     assert obs.shape == (4, venv.observation_space.shape[0]) == (4, meta["observation_size"] + 1)
-    deviations = 0
+    deviations = narrowed = 0
     for _ in range(300):
         actions = np.zeros(4, np.int64)
-        masks = venv.action_masks()
+        masks, legal = venv.action_masks(), env.action_masks()
+        assert not (masks & ~legal).any() and masks[np.arange(4), obs[:, -1].astype(int)].all()
+        narrowed += int((masks != legal).any(axis=1).sum())
         for b, agent in enumerate(players):
             key = (int(env._episode[b]), int(env._seeds[b]))
             if keys[b] != key:
                 keys[b] = key
                 agent.reset()
             actions[b] = agent.act(player_view(env.game, b, int(env._learner[b])), masks[b])
-            assert (agent._obs[0] == obs[b]).all()
+            assert (agent._obs[0] == obs[b]).all() and masks[b, actions[b]]
             deviations += actions[b] != int(obs[b, -1])
         venv.step_async(actions)        # tells the env's advisers the moves played
         tracked = ("my_discard", "opp_discards", "opp_taken", "last_turn")
@@ -419,6 +425,7 @@ def test_hinted_env_column_is_the_advice_the_agent_gets_in_play(tmp_path):
         for b in np.flatnonzero(dones):
             assert infos[b]["terminal_observation"].shape == obs[b].shape
     assert deviations > 100
+    assert (narrowed > 100) == (hint == "rules-shortlist")
 
 
 def test_hinted_training_records_the_hint_and_refuses_what_it_cannot_do(tmp_path):

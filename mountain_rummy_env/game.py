@@ -54,7 +54,8 @@ def _seed_array(seed, size: int) -> np.ndarray:
     if seeds.dtype.kind not in "iu" or (seeds < 0).any():
         raise ValueError(f"seed must be a non-negative integer or array of them; got {seed!r}")
     if seeds.size == 1:
-        seeds = seeds[0] + np.arange(size, dtype=np.uint64)  # Gymnasium's convention: seed + i
+        # Gymnasium's convention: seed + i (in uint64: int64 + uint64 would round through float64)
+        seeds = seeds.astype(np.uint64)[0] + np.arange(size, dtype=np.uint64)
     if seeds.size != size:
         raise ValueError(f"expected {size} seeds, got {seeds.size}")
     return seeds.astype(np.uint64)

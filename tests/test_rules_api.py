@@ -3,6 +3,7 @@ orders raise clear errors and change nothing; every action id round-trips throug
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from mountain_rummy_env import (
@@ -200,3 +201,18 @@ def test_mr7_deep_draw_placeable_only_after_another_play():
     assert g.melds()[0]["text"] == ["5H", "6H", "7H", "8H", "9H"]
     assert g.melds()[0]["owners"] == [1, 1, 1, 0, 0]
     assert is_legal(g, "discard 2C") and not is_legal(g, "discard 3D")
+
+
+def test_a_large_int_seed_deals_as_the_same_seed_in_a_seed_array():
+    """Game.reset(seed=s) deals what reset(seed=[s]) does for every 64-bit seed: the vector
+    env draws seeds near 2**63, and int64 + uint64 arithmetic would round them through float64."""
+    v = mountain_variant()
+    for s in (0, 2**53 + 1, 8822282796967251139, 2**64 - 1):
+        a, b = Game(v, 1), Game(v, 1)
+        a.reset(seed=s)
+        b.reset(seed=np.array([s], np.uint64))
+        assert (a.states[0]["deck"] == b.states[0]["deck"]).all(), s
+    lo, hi = Game(v, 1), Game(v, 1)
+    lo.reset(seed=2**53)
+    hi.reset(seed=2**53 + 1)        # the same float64
+    assert (lo.states[0]["deck"] != hi.states[0]["deck"]).any()

@@ -15,6 +15,13 @@ One readable file in the CleanRL spirit: every hyper-parameter is a flag (``--he
   and layoffs the ``rules`` player would hold this turn, so its hold-or-place decision is
   the rules player's and the network learns the rest (:func:`agents.ppo.hold_guard`); the
   teacher's recorded masks, the self-play snapshots and the saved policy use it too.
+* Adviser (``--hint rules`` or ``rules-shortlist``): the rules player's move for the
+  learner's position is appended to its observation, and the policy's logit for that move
+  gets a learned bonus (``--hint-weight`` to start): the policy starts as the rules player
+  and PPO learns where to differ. ``rules-shortlist`` (Mountain) also narrows the learner's
+  choice to the moves the search would weigh (:meth:`agents.search.SearchAgent.shortlist`).
+  One adviser per game watches the hand from the learner's seat (:class:`Advisers`), as the
+  ``ppo`` agent's does in play; the checkpoint records the hint.
 * Evaluation every ``--eval-every`` steps: the current policy against each
   ``--eval-opponents`` baseline on the same ``--eval-deals`` duplicate deals as
   ``experiments/tournament.py`` (``play_deal``: each deal played twice with the seats
@@ -81,6 +88,11 @@ def parse_args(argv=None):
     g.add_argument("--reward", choices=("margin", "win"), default="margin",
                    help="per hand: point margin, or +1/0/-1 by its sign")
     g.add_argument("--reward-scale", type=float, default=0.01, help="multiplies the margin reward")
+    g.add_argument("--reward-baseline", choices=("none", "rules"), default="none",
+                   help="rules: from each hand's margin subtract the margin the rules player makes "
+                        "in the learner's seat on the same deal against the same opponent (a "
+                        "duplicate replay, DuplicateBaseline): the deal's luck leaves the reward, "
+                        "the learner's own choices stay (--reward margin; no 'self' opponents)")
     g.add_argument("--opponents", default=None,
                    help="pool as spec:weight,...; 'self' = league snapshots "
                         f"(default {DEFAULT_OPPONENTS})")
@@ -138,6 +150,12 @@ def parse_args(argv=None):
     args = p.parse_args(argv)
     if args.guard != "none" and args.variant != "mountain":
         p.error(f"--guard {args.guard} is a Mountain hold policy; --variant {args.variant} has none")
+    if args.reward_baseline != "none":
+        if args.reward != "margin":
+            p.error("--reward-baseline compares point margins; use --reward margin")
+        if "self" in (spec for spec, _ in parse_pool(args.opponents or DEFAULT_OPPONENTS[args.variant])):
+            p.error("--reward-baseline replays each deal against the same opponent; "
+                    "give --opponents without 'self'")
     if args.hint != "none":
         if args.hint == "rules-shortlist" and args.variant != "mountain":
             p.error("--hint rules-shortlist uses the Mountain search's candidate moves")
@@ -220,6 +238,16 @@ class OpponentPool:
         agent.reset()
         return (spec, agent)
 
+    def opponent_of(self, b: int):
+        """``(spec, agent or snapshot index)`` of game ``b``'s running hand, drawn at its first
+        call in the hand."""
+        env = self.env
+        key = (int(env._episode[b]), int(env._seeds[b]))
+        if self.hand_key[b] != key:
+            self.hand_key[b] = key
+            self.assigned[b] = self._assign(b)
+        return self.assigned[b]
+
     def __call__(self, obs, masks):
         from mountain_rummy_env.core.state import PHASE_HAND_OVER
         from mountain_rummy_env.game import player_view
@@ -235,11 +263,7 @@ class OpponentPool:
         actions = np.zeros(len(idx), np.int64)
         snap_rows: dict = {}
         for k, b in enumerate(idx):
-            key = (int(env._episode[b]), int(env._seeds[b]))
-            if self.hand_key[b] != key:
-                self.hand_key[b] = key
-                self.assigned[b] = self._assign(b)
-            spec, who = self.assigned[b]
+            spec, who = self.opponent_of(b)
             if spec == "self":
                 snap_rows.setdefault(who, []).append(k)
             else:
@@ -287,6 +311,8 @@ def make_venv(args, opponent):
     guard = opponent.guard = GUARDS[args.guard]
     every_game = np.arange(venv.num_envs)
     advisers = None if HINTS[args.hint] is None else Advisers(HINTS[args.hint], venv, args.seed)
+    baseline = None if args.reward_baseline == "none" else \
+        DuplicateBaseline(venv, opponent, args.reward_baseline, args.seed)
 
     class RewardShaped(SB3VecEnv):
         def __init__(self, venv):
@@ -301,10 +327,15 @@ def make_venv(args, opponent):
         def step_async(self, actions):
             if advisers is not None:
                 advisers.played(actions)
+            if baseline is not None:
+                baseline.note_hands()
             super().step_async(actions)
 
         def step_wait(self):
             obs, rew, dones, infos = super().step_wait()
+            if baseline is not None:
+                for b in np.flatnonzero(dones):
+                    rew[b] -= baseline.margin(b)
             rew = np.sign(rew) if args.reward == "win" else rew * args.reward_scale
             if advisers is not None:
                 for info in infos:
@@ -324,6 +355,40 @@ def make_venv(args, opponent):
             return np.concatenate([obs, advisers.advise(self.action_masks())[:, None]], axis=1)
 
     return RewardShaped(venv)
+
+
+class DuplicateBaseline:
+    """The margin a reference player (``spec``, e.g. ``rules``) makes in the learner's seat
+    on the deal of each game's running hand, against that hand's opponent (a fresh copy of
+    its spec; the baselines are deterministic), played out on a side game. Subtracted from
+    the learner's margin (``--reward-baseline``), it leaves the reward at 0 for a learner
+    that plays as the reference does, and puts the deal's luck out of the signal."""
+
+    def __init__(self, env, pool, spec: str, seed: int):
+        from mountain_rummy_env import Game
+
+        self.env, self.pool, self.spec, self.seed = env, pool, spec, seed
+        self.game = Game(env.variant, 1)
+        self.hands = [None] * env.num_envs     # (deal seed, learner seat, opponent spec)
+
+    def note_hands(self) -> None:
+        """Record each game's running hand before the step that may end it."""
+        env = self.env
+        for b in range(env.num_envs):
+            self.hands[b] = (int(env._seeds[b]), int(env._learner[b]), self.pool.opponent_of(b)[0])
+
+    def margin(self, b: int) -> float:
+        """The reference's margin on game ``b``'s last noted hand."""
+        from agents import make_agent
+        from experiments.play import play_hand
+
+        seed, seat, opp = self.hands[b]
+        name = self.env.variant.name
+        players = [None, None]
+        players[seat] = make_agent(self.spec, seed=[self.seed, 1], variant=name)
+        players[1 - seat] = make_agent(opp, seed=[self.seed, 2], variant=name)
+        points = play_hand(self.game, players, seed=seed).hand_points
+        return float(points[seat] - points[1 - seat])
 
 
 class Advisers:

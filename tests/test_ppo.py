@@ -462,3 +462,35 @@ def test_unknown_hint_fails_clearly(tmp_path):
     torch.save(blob, path)
     with pytest.raises(CheckpointError, match="unknown hint 'oracle'"):
         load_policy(path)
+
+
+def test_duplicate_baseline_zeroes_the_reward_of_a_learner_that_plays_the_rules_move():
+    """--reward-baseline rules: a learner that plays the rules move at every decision (the
+    hint column) earns exactly 0 a hand against rules and greedy opponents; one that plays
+    random moves does not, and its reward is its margin less the rules player's."""
+    from experiments.train_ppo import OpponentPool, make_venv, parse_args, parse_pool
+
+    for policy in ("hint", "random"):
+        args = parse_args(["--num-envs", "4", "--hint", "rules", "--opponents", "rules:1,greedy:1",
+                           "--reward-baseline", "rules", "--reward-scale", "1"])
+        venv = make_venv(args, OpponentPool(parse_pool(args.opponents), 0))
+        rng = np.random.default_rng(0)
+        obs = venv.reset()
+        rewards, raw = [], []
+        while len(rewards) < 16:
+            if policy == "hint":
+                actions = obs[:, -1].astype(np.int64)
+            else:
+                actions = np.array([rng.choice(np.flatnonzero(m)) for m in venv.action_masks()])
+            obs, rew, dones, infos = venv.step(actions)
+            rewards += rew[dones].tolist()
+            raw += [infos[b]["episode"]["r"] for b in np.flatnonzero(dones)]
+        if policy == "hint":
+            assert rewards == [0.0] * len(rewards) and any(raw)
+        else:
+            assert sum(r != 0 for r in rewards) > len(rewards) // 2
+            assert np.mean(rewards) < 0 and np.mean(np.array(raw) - np.array(rewards)) > 0
+    with pytest.raises(SystemExit):
+        parse_args(["--reward-baseline", "rules", "--opponents", "greedy:1,self:1"])
+    with pytest.raises(SystemExit):
+        parse_args(["--reward-baseline", "rules", "--opponents", "greedy", "--reward", "win"])

@@ -335,7 +335,8 @@ def make_venv(args, opponent):
             obs, rew, dones, infos = super().step_wait()
             if baseline is not None:
                 for b in np.flatnonzero(dones):
-                    rew[b] -= baseline.margin(b)
+                    infos[b]["baseline_margin"] = ref = baseline.margin(b)
+                    rew[b] -= ref
             rew = np.sign(rew) if args.reward == "win" else rew * args.reward_scale
             if advisers is not None:
                 for info in infos:
@@ -779,6 +780,7 @@ def make_callback(venv, pool, args, run: Path, state: dict):
                 self.bar = tqdm(total=args.total_steps, initial=self.model.num_timesteps,
                                 unit="step", dynamic_ncols=True, smoothing=0.05)
             self.hands = []
+            self.over_baseline = []     # --reward-baseline: margin less the reference's
 
         def _on_step(self) -> bool:
             if self.bar is not None:
@@ -786,6 +788,8 @@ def make_callback(venv, pool, args, run: Path, state: dict):
             for info in self.locals.get("infos", ()):
                 if "episode" in info:
                     self.hands.append(info["episode"]["r"])
+                    if "baseline_margin" in info:
+                        self.over_baseline.append(info["episode"]["r"] - info["baseline_margin"])
             return True
 
         def _on_rollout_end(self):
@@ -801,6 +805,9 @@ def make_callback(venv, pool, args, run: Path, state: dict):
                     self.bar.set_postfix(sps=f"{sps:.0f}", margin=f"{h.mean():+.1f}",
                                          league=len(pool.league))
                 self.hands = self.hands[-1000:]
+            if self.over_baseline:
+                self.over_baseline = self.over_baseline[-1000:]
+                self.logger.record("rollout/margin_over_baseline", float(np.mean(self.over_baseline)))
             if n >= state["next_snapshot"]:
                 take_snapshot(self.model, n)
                 state["next_snapshot"] = n + args.snapshot_every

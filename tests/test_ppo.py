@@ -439,9 +439,15 @@ def test_hinted_training_records_the_hint_and_refuses_what_it_cannot_do(tmp_path
         parse_args(["--hint", "rules", "--bc-teacher", "rules"])
     run = tmp_path / "hinted"
     main(TINY[:1] + ["512"] + TINY[2:] + ["--run-dir", str(run), "--hint", "rules",
-                                          "--opponents", "greedy", "--eval-opponents", "rules"])
+                                          "--opponents", "greedy", "--eval-opponents", "rules",
+                                          "--reward-baseline", "rules"])
     meta = json.loads((run / "policy.json").read_text())
     assert meta["hint"] == "rules"
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    logs = EventAccumulator(str(next((run / "tb").rglob("events.out.tfevents*")).parent))
+    logs.Reload()
+    assert "rollout/margin_over_baseline" in logs.Tags()["scalars"]
     actor, _ = load_policy(run / "policy.pt")
     assert isinstance(actor.head, HintHead) and 4.0 < float(actor.head.hint_weight.detach()) < 6.0
     rows = list(csv.DictReader((run / "eval.csv").open()))

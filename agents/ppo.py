@@ -21,12 +21,13 @@ An optional ``"guard"`` names the action guard the policy was trained under
 (:data:`GUARDS`; absent or ``"none"``: the full legal mask). An optional ``"hint"`` names
 the adviser whose move the policy sees (:data:`HINTS`; absent or ``"none"``: no hint): a
 hinted policy's input is the observation plus one column, the adviser's move for that
-position, and its logits add ``head.hint_weight`` to that move (:mod:`agents.ppo_nets`);
-a shortlist hint also narrows the moves it chooses from (:func:`advise`).
+position (and, with slots, its candidate moves), and its logits add ``head.hint_weight``
+to that move (:mod:`agents.ppo_nets`); a shortlist hint also narrows the moves it
+chooses from (:func:`advise`).
 
 ``state_dict`` holds the actor only: ``body.{0,2,..}.weight/bias`` (Linear layers with the
 activation between them) and ``head.weight/bias`` (the logits; hinted: and
-``head.hint_weight``); the weights may be float16
+``head.hint_weight``, with slots ``head.slot_net.weight/bias``); the weights may be float16
 (``policies/ship.py`` halves shipped files that way) and are cast to float32 on load. A
 sidecar ``.json`` with the same metadata (no weights) is written next to it for humans. Missing, corrupt or
 wrong-variant files raise :class:`CheckpointError` with the reason (wrong variant on the first
@@ -87,27 +88,37 @@ class Hint(NamedTuple):
     """An adviser for a hinted policy: the ``make_agent`` spec of a player with
     ``choose(view, mask)`` (its move, not yet its own) and ``remember(view, action)`` (the
     move its seat actually played), which watches the hand from the policy's seat and
-    suggests a move at every decision; with ``shortlist`` the policy chooses only among the
-    adviser's move and its ``shortlist(view, mask)`` (the moves the search would weigh)."""
+    suggests a move at every decision. With ``shortlist`` the policy chooses only among
+    the adviser's move and its candidate moves (``slots(view, mask)``: the moves the search
+    would weigh, in fixed places); ``slots`` of those are shown to the network as well."""
 
     spec: str
     shortlist: bool = False
+    slots: int = 0
+
+    @property
+    def id_columns(self) -> int:
+        """Observation columns the hint adds: the adviser's move and the slots."""
+        return 1 + self.slots
 
 
 # advisers a policy may be trained and played with (``--hint``), by the name its checkpoint
-# records; both suggest the rules player's move ("search" chooses as "rules" does unsearched)
-HINTS = {"none": None, "rules": Hint("rules"), "rules-shortlist": Hint("search", shortlist=True)}
+# records; all suggest the rules player's move ("search" chooses as "rules" does unsearched)
+HINTS = {"none": None, "rules": Hint("rules"), "rules-shortlist": Hint("search", shortlist=True),
+         "rules-slots": Hint("search", shortlist=True, slots=5)}
 
 
-def advise(adviser, hint: Hint, view, allowed) -> tuple[int, np.ndarray]:
-    """The adviser's move in ``view`` and the mask the hinted policy chooses from:
-    ``allowed``, or with a shortlist only the adviser's move and its shortlist."""
+def advise(adviser, hint: Hint, view, allowed) -> tuple[list[int], np.ndarray]:
+    """The id columns of the hinted observation of ``view`` (the adviser's move, then
+    ``hint.slots`` candidate moves, -1 for none) and the mask the policy chooses from:
+    ``allowed``, or with a shortlist only the adviser's move and its candidates."""
     move = int(adviser.choose(view, allowed))
     if not hint.shortlist:
-        return move, allowed
+        return [move], allowed
+    cands = adviser.slots(view, allowed)
     keep = np.zeros_like(allowed)
-    keep[[move, *adviser.shortlist(view, allowed)]] = 1
-    return move, keep & allowed
+    keep[[move, *(a for a in cands if a >= 0)]] = 1
+    return [move, *cands[: hint.slots]], keep & allowed
 
 
 def variant_options(variant) -> dict:
@@ -174,9 +185,10 @@ def load_policy(path):
             raise ValueError(f"unknown action guard {meta['guard']!r} (known: {', '.join(GUARDS)})")
         if (meta.get("hint") or "none") not in HINTS:
             raise ValueError(f"unknown hint {meta['hint']!r} (known: {', '.join(HINTS)})")
+        hint = HINTS[meta.get("hint") or "none"]
         actor = build_actor(int(meta["observation_size"]), int(meta["num_actions"]),
                             [int(w) for w in meta["net_arch"]], meta["activation"],
-                            hinted=(meta.get("hint") or "none") != "none")
+                            hinted=hint is not None, slots=0 if hint is None else hint.slots)
         actor.load_state_dict(blob["state_dict"])
     except Exception as err:
         raise CheckpointError(f"policy checkpoint {str(path)!r} is inconsistent: "
@@ -245,23 +257,23 @@ class PPOAgent(Agent):
                 f"checkpoint was trained for variant {want!r} (observation size "
                 f"{self.meta.get('observation_size')}, {self.meta.get('num_actions')} actions) "
                 f"but this game is {variant.name!r} ({n_obs}, {n_act})")
-        self._obs = np.zeros((1, n_obs + (self.hint is not None)), np.float32)
+        self._obs = np.zeros((1, n_obs + (0 if self.hint is None else self.hint.id_columns)), np.float32)
         if self.hint is not None:
             self.adviser = make_agent(self.hint.spec, seed=int(self.rng.integers(2**31)),
                                       variant=variant.name)
         self._checked = variant
 
-    def observe(self, view, hint: int | None = None) -> np.ndarray:
+    def observe(self, view, ids=None) -> np.ndarray:
         """The observation of ``view`` (its player's seat), shape ``(1, observation_size)``;
-        a hinted policy's has the adviser's move ``hint`` as one more column."""
+        a hinted policy's ends with the id columns ``ids`` (:func:`advise`)."""
         from mountain_rummy_env.envs.observation import encode_observations
 
         v = view.variant
         self._check(v)
         encode_observations(view.public_state(), v.spec,
                             np.array([view.player], np.int64), self._obs)
-        if hint is not None:
-            self._obs[0, -1] = hint
+        if ids is not None:
+            self._obs[0, -len(ids):] = ids
         return self._obs
 
     def guarded(self, view, mask) -> np.ndarray:
@@ -272,10 +284,10 @@ class PPOAgent(Agent):
     def _logits(self, view, allowed) -> np.ndarray:
         """Masked logits of the policy for ``view``; asks the adviser (if any) first."""
         self._check(view.variant)
-        move = None
+        ids = None
         if self.adviser is not None:
-            move, allowed = advise(self.adviser, self.hint, view, allowed)
-        return masked_logits(self.actor, self.observe(view, move), allowed[None])[0]
+            ids, allowed = advise(self.adviser, self.hint, view, allowed)
+        return masked_logits(self.actor, self.observe(view, ids), allowed[None])[0]
 
     def action_probabilities(self, view, mask) -> np.ndarray:
         logits = self._logits(view, self.guarded(view, mask))

@@ -100,12 +100,13 @@ def parse_args(argv=None):
                    help="action guard (agents.ppo.GUARDS): rules-hold leaves the hold-or-place "
                         "decision to the rules player's hold policy (Mountain); recorded in "
                         "the checkpoint and applied wherever the policy plays")
-    g.add_argument("--hint", choices=("none", "rules", "rules-shortlist"), default="none",
+    g.add_argument("--hint", choices=("none", "rules", "rules-shortlist", "rules-slots"), default="none",
                    help="adviser (agents.ppo.HINTS): the rules player's move for the learner's "
                         "position is one more observation column and its logit gets a learned "
                         "bonus, so the policy starts as the rules player and learns corrections; "
                         "rules-shortlist (Mountain) also narrows the choice to the moves the "
-                        "search would weigh; recorded in the checkpoint (default opponents then "
+                        "search would weigh; rules-slots also shows those moves in fixed places, "
+                        "each with a bonus from the network; recorded in the checkpoint (default opponents then "
                         f"{HINTED_OPPONENTS}; no 'self', no --bc-teacher)")
     g.add_argument("--hint-weight", type=float, default=5.0,
                    help="initial logit bonus of the adviser's move (learned from there)")
@@ -157,8 +158,8 @@ def parse_args(argv=None):
             p.error("--reward-baseline replays each deal against the same opponent; "
                     "give --opponents without 'self'")
     if args.hint != "none":
-        if args.hint == "rules-shortlist" and args.variant != "mountain":
-            p.error("--hint rules-shortlist uses the Mountain search's candidate moves")
+        if args.hint in ("rules-shortlist", "rules-slots") and args.variant != "mountain":
+            p.error(f"--hint {args.hint} uses the Mountain search's candidate moves")
         if args.opponents is None:
             args.opponents = HINTED_OPPONENTS[args.variant]
         if "self" in (spec for spec, _ in parse_pool(args.opponents)):
@@ -341,7 +342,8 @@ def make_venv(args, opponent):
             if advisers is not None:
                 for info in infos:
                     if "terminal_observation" in info:   # the critic's input only: no adviser
-                        info["terminal_observation"] = np.append(info["terminal_observation"], 0)
+                        info["terminal_observation"] = np.append(
+                            info["terminal_observation"], np.zeros(advisers.hint.id_columns, np.float32))
             return self._hinted(obs), rew.astype(np.float32), dones, infos
 
         def action_masks(self):
@@ -353,7 +355,7 @@ def make_venv(args, opponent):
             if advisers is None:
                 return obs
             advisers.masks = None
-            return np.concatenate([obs, advisers.advise(self.action_masks())[:, None]], axis=1)
+            return np.concatenate([obs, advisers.advise(self.action_masks())], axis=1)
 
     return RewardShaped(venv)
 
@@ -410,22 +412,22 @@ class Advisers:
         self.masks = None       # the learner's masks narrowed to the shortlists
 
     def observation_space(self, space):
-        """``space`` with one more column: an action id."""
+        """``space`` with the hint's id columns: action ids, -1 for an empty slot."""
         from gymnasium import spaces
 
-        n_act = self.env.variant.num_actions
-        return spaces.Box(np.append(space.low, 0).astype(np.float32),
-                          np.append(space.high, n_act - 1).astype(np.float32), dtype=np.float32)
+        k, n_act = self.hint.id_columns, self.env.variant.num_actions
+        return spaces.Box(np.append(space.low, [0] + [-1] * (k - 1)).astype(np.float32),
+                          np.append(space.high, [n_act - 1] * k).astype(np.float32), dtype=np.float32)
 
     def advise(self, masks) -> np.ndarray:
-        """The advisers' moves for the learner's positions (``masks``: its legal masks);
-        with a shortlist hint, ``self.masks`` becomes the narrowed masks."""
+        """The id columns (:func:`agents.ppo.advise`) for the learner's positions (``masks``:
+        its legal masks); with a shortlist hint, ``self.masks`` becomes the narrowed masks."""
         from mountain_rummy_env import player_view
 
         from agents.ppo import advise
 
         env = self.env
-        out = np.zeros(len(masks), np.float32)
+        out = np.zeros((len(masks), self.hint.id_columns), np.float32)
         narrowed = masks.copy()
         for b, agent in enumerate(self.agents):
             key = (int(env._episode[b]), int(env._seeds[b]))
@@ -447,10 +449,14 @@ def export_actor(model, args):
     """The SB3 policy's actor as a standalone :func:`agents.ppo_nets.build_actor` network."""
     from agents.ppo_nets import build_actor
 
+    from agents.ppo import HINTS
+
     pol = model.policy
-    hinted = args.hint != "none"
-    actor = build_actor(pol.observation_space.shape[0] - hinted, pol.action_space.n,
-                        [int(w) for w in args.net_arch.split(",")], args.activation, hinted)
+    hint = HINTS[args.hint]
+    columns, slots = (0, 0) if hint is None else (hint.id_columns, hint.slots)
+    actor = build_actor(pol.observation_space.shape[0] - columns, pol.action_space.n,
+                        [int(w) for w in args.net_arch.split(",")], args.activation,
+                        hint is not None, slots)
     actor.body.load_state_dict(pol.mlp_extractor.policy_net.state_dict())
     actor.head.load_state_dict(pol.action_net.state_dict())
     actor.eval()
@@ -920,7 +926,10 @@ def main(argv=None) -> dict:
         if args.hint != "none":
             from experiments.hinted_policy import HintedMaskablePolicy
 
-            policy, extra = HintedMaskablePolicy, {"hint_weight": args.hint_weight}
+            from agents.ppo import HINTS
+
+            policy = HintedMaskablePolicy
+            extra = {"hint_weight": args.hint_weight, "slots": HINTS[args.hint].slots}
         model = MaskablePPO(
             policy, venv, learning_rate=schedule, n_steps=args.n_steps,
             batch_size=args.batch_size, n_epochs=args.n_epochs, gamma=args.gamma,

@@ -338,19 +338,24 @@ def _hinted_checkpoint(path, hint_weight: float, head_scale: float, seed: int = 
     from mountain_rummy_env import mountain_variant
     from mountain_rummy_env.envs.observation import observation_size
 
+    from agents.ppo import HINTS
+
     v = mountain_variant()
     torch.manual_seed(seed)
-    actor = build_actor(observation_size(v), v.num_actions, [16], "tanh", hinted=True)
+    actor = build_actor(observation_size(v), v.num_actions, [16], "tanh", hinted=True,
+                        slots=HINTS[hint].slots)
     with torch.no_grad():
         actor.head.weight.normal_(0.0, head_scale)
         actor.head.hint_weight.fill_(hint_weight)
+        if HINTS[hint].slots:
+            actor.head.slot_net.weight.normal_(0.0, head_scale)
     save_policy(path, actor, {"variant": "mountain", "variant_options": {},
                               "observation_size": observation_size(v), "num_actions": v.num_actions,
                               "net_arch": [16], "activation": "tanh", "hint": hint})
     return path
 
 
-@pytest.mark.parametrize("hint", ["rules", "rules-shortlist"])
+@pytest.mark.parametrize("hint", ["rules", "rules-shortlist", "rules-slots"])
 def test_hinted_policy_with_a_quiet_head_plays_the_rules_players_moves(tmp_path, hint):
     """A hinted policy whose head is near zero plays exactly what a rules player in its
     seat would: the adviser is reset every hand and tracks the hand as that player does."""
@@ -382,14 +387,14 @@ def test_hinted_policy_with_a_quiet_head_plays_the_rules_players_moves(tmp_path,
     assert decisions > 100
 
 
-@pytest.mark.parametrize("hint", ["rules", "rules-shortlist"])
+@pytest.mark.parametrize("hint", ["rules", "rules-shortlist", "rules-slots"])
 def test_hinted_env_column_is_the_advice_the_agent_gets_in_play(tmp_path, hint):
     """In the training env the hint column (and the rest of the observation) equals what
     the ``ppo`` agent computes for the same position, also when the policy keeps playing
     other moves than the adviser's (a loud random head): both advisers learn the moves
     actually played and track the hand alike. A shortlist narrows the learner's masks to
     legal moves that include the adviser's."""
-    from agents.ppo import PPOAgent, load_policy
+    from agents.ppo import HINTS, PPOAgent, load_policy
     from experiments.train_ppo import OpponentPool, make_venv, parse_args, parse_pool
     from mountain_rummy_env.game import player_view
 
@@ -401,21 +406,24 @@ def test_hinted_env_column_is_the_advice_the_agent_gets_in_play(tmp_path, hint):
     players = [PPOAgent(seed=b, actor=actor, meta=meta) for b in range(4)]
     keys = [None] * 4
     obs = venv.reset()
-    assert obs.shape == (4, venv.observation_space.shape[0]) == (4, meta["observation_size"] + 1)
+    k = HINTS[hint].id_columns      # the adviser's move, then its slots
+    assert obs.shape == (4, venv.observation_space.shape[0]) == (4, meta["observation_size"] + k)
     deviations = narrowed = 0
     for _ in range(300):
         actions = np.zeros(4, np.int64)
         masks, legal = venv.action_masks(), env.action_masks()
-        assert not (masks & ~legal).any() and masks[np.arange(4), obs[:, -1].astype(int)].all()
+        assert not (masks & ~legal).any() and masks[np.arange(4), obs[:, -k].astype(int)].all()
         narrowed += int((masks != legal).any(axis=1).sum())
+        slots = obs[:, -HINTS[hint].slots:].astype(int) if HINTS[hint].slots else np.zeros((4, 0), int)
+        assert ((slots == -1) | masks[np.arange(4)[:, None], slots.clip(0)]).all()  # legal or none
         for b, agent in enumerate(players):
             key = (int(env._episode[b]), int(env._seeds[b]))
             if keys[b] != key:
                 keys[b] = key
                 agent.reset()
-            actions[b] = agent.act(player_view(env.game, b, int(env._learner[b])), masks[b])
+            actions[b] = agent.act(player_view(env.game, b, int(env._learner[b])), legal[b])
             assert (agent._obs[0] == obs[b]).all() and masks[b, actions[b]]
-            deviations += actions[b] != int(obs[b, -1])
+            deviations += actions[b] != int(obs[b, -k])
         venv.step_async(actions)        # tells the env's advisers the moves played
         tracked = ("my_discard", "opp_discards", "opp_taken", "last_turn")
         for agent, adviser in zip(players, venv.advisers.agents):
@@ -425,7 +433,7 @@ def test_hinted_env_column_is_the_advice_the_agent_gets_in_play(tmp_path, hint):
         for b in np.flatnonzero(dones):
             assert infos[b]["terminal_observation"].shape == obs[b].shape
     assert deviations > 100
-    assert (narrowed > 100) == (hint == "rules-shortlist")
+    assert (narrowed > 100) == HINTS[hint].shortlist
 
 
 def test_hinted_training_records_the_hint_and_refuses_what_it_cannot_do(tmp_path):

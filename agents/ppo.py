@@ -20,7 +20,7 @@ arbitrary pickle): a dict of plain values and tensors::
 An optional ``"guard"`` names the action guard the policy was trained under
 (:data:`GUARDS`; absent or ``"none"``: the full legal mask). An optional ``"hint"`` names
 the adviser whose move the policy sees (:data:`HINTS`; absent or ``"none"``: no hint): a
-hinted policy's input is the observation plus one column, the adviser's move for that
+hinted policy's input is the observation plus id columns, the adviser's move for that
 position (and, with slots, its candidate moves), and its logits add ``head.hint_weight``
 to that move (:mod:`agents.ppo_nets`); a shortlist hint also narrows the moves it
 chooses from (:func:`advise`).
@@ -83,6 +83,7 @@ def hold_guard(view, mask) -> np.ndarray:
 # action guards a policy may be trained and played under, by the name its checkpoint records;
 # a guard only ever removes melds, regroups and layoffs from the legal mask
 GUARDS = {"none": None, "rules-hold": hold_guard}
+
 
 class Hint(NamedTuple):
     """An adviser for a hinted policy: the ``make_agent`` spec of a player with

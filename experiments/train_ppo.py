@@ -15,13 +15,18 @@ One readable file in the CleanRL spirit: every hyper-parameter is a flag (``--he
   and layoffs the ``rules`` player would hold this turn, so its hold-or-place decision is
   the rules player's and the network learns the rest (:func:`agents.ppo.hold_guard`); the
   teacher's recorded masks, the self-play snapshots and the saved policy use it too.
-* Adviser (``--hint rules`` or ``rules-shortlist``): the rules player's move for the
-  learner's position is appended to its observation, and the policy's logit for that move
-  gets a learned bonus (``--hint-weight`` to start): the policy starts as the rules player
-  and PPO learns where to differ. ``rules-shortlist`` (Mountain) also narrows the learner's
-  choice to the moves the search would weigh (:meth:`agents.search.SearchAgent.shortlist`).
-  One adviser per game watches the hand from the learner's seat (:class:`Advisers`), as the
-  ``ppo`` agent's does in play; the checkpoint records the hint.
+* Adviser (``--hint rules``, ``rules-shortlist`` or ``rules-slots``): the rules player's
+  move for the learner's position is appended to its observation, and the policy's logit
+  for that move gets a learned bonus (``--hint-weight`` to start): the policy starts as the
+  rules player and PPO learns where to differ. ``rules-shortlist`` (Mountain) also narrows
+  the learner's choice to the moves the search would weigh
+  (:meth:`agents.search.SearchAgent.slots`); ``rules-slots`` shows them as more columns,
+  in fixed places, each with a bonus from the network. One adviser per game watches the
+  hand from the learner's seat (:class:`Advisers`), as the ``ppo`` agent's does in play;
+  the checkpoint records the hint.
+* Duplicate baseline (``--reward-baseline rules``): each hand's margin less the margin
+  the rules player makes in the learner's seat on the same deal against the same opponent
+  (:class:`DuplicateBaseline`), so the reward measures the learner's own choices.
 * Evaluation every ``--eval-every`` steps: the current policy against each
   ``--eval-opponents`` baseline on the same ``--eval-deals`` duplicate deals as
   ``experiments/tournament.py`` (``play_deal``: each deal played twice with the seats
@@ -395,7 +400,7 @@ class DuplicateBaseline:
 
 
 class Advisers:
-    """The hint column of a hinted policy (``--hint``): per game, an adviser (an
+    """The id columns of a hinted policy (``--hint``): per game, an adviser (an
     :class:`agents.ppo.Hint`) for the learner's seat, reset at every new hand, asked for its
     move (and shortlist: ``masks``) at every learner decision on the learner's (guarded)
     mask and told the move the learner played -- as :class:`agents.ppo.PPOAgent` does in play."""

@@ -308,10 +308,6 @@ class SearchAgent(MonteCarloSearch, RulesAgent):
         out[: len(flat)] = flat
         return out
 
-    def shortlist(self, view, mask) -> list[int]:
-        """The moves of :meth:`slots`, once each."""
-        return list(dict.fromkeys(a for a in self.slots(view, mask) if a >= 0))
-
     def hold_or_place(self, view, mask, by):
         """The placement to play now, or None to hold (or when there is none). With
         ``search_hold`` and the rules player's hold policy, a turn that holds a meld or

@@ -445,6 +445,8 @@ def test_hinted_training_records_the_hint_and_refuses_what_it_cannot_do(tmp_path
         parse_args(["--hint", "rules", "--opponents", "greedy:1,self:1"])
     with pytest.raises(SystemExit):
         parse_args(["--hint", "rules", "--bc-teacher", "rules"])
+    with pytest.raises(SystemExit):
+        parse_args(["--variant", "gin", "--hint", "rules-slots"])   # Mountain's search shortlist
     run = tmp_path / "hinted"
     main(TINY[:1] + ["512"] + TINY[2:] + ["--run-dir", str(run), "--hint", "rules",
                                           "--opponents", "greedy", "--eval-opponents", "rules",

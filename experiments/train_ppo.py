@@ -156,12 +156,6 @@ def parse_args(argv=None):
     args = p.parse_args(argv)
     if args.guard != "none" and args.variant != "mountain":
         p.error(f"--guard {args.guard} is a Mountain hold policy; --variant {args.variant} has none")
-    if args.reward_baseline != "none":
-        if args.reward != "margin":
-            p.error("--reward-baseline compares point margins; use --reward margin")
-        if "self" in (spec for spec, _ in parse_pool(args.opponents or DEFAULT_OPPONENTS[args.variant])):
-            p.error("--reward-baseline replays each deal against the same opponent; "
-                    "give --opponents without 'self'")
     if args.hint != "none":
         if args.hint in ("rules-shortlist", "rules-slots") and args.variant != "mountain":
             p.error(f"--hint {args.hint} uses the Mountain search's candidate moves")
@@ -172,6 +166,12 @@ def parse_args(argv=None):
                     "give --opponents without 'self'")
         if args.bc_teacher:
             p.error("--hint starts from the adviser's play already; drop --bc-teacher")
+    if args.reward_baseline != "none":
+        if args.reward != "margin":
+            p.error("--reward-baseline compares point margins; use --reward margin")
+        if "self" in (spec for spec, _ in parse_pool(args.opponents or DEFAULT_OPPONENTS[args.variant])):
+            p.error("--reward-baseline replays each deal against the same opponent; "
+                    "give --opponents without 'self'")
     return args
 
 

@@ -441,6 +441,9 @@ def test_hinted_training_records_the_hint_and_refuses_what_it_cannot_do(tmp_path
     from experiments.train_ppo import main, parse_args
 
     assert parse_args(["--hint", "rules"]).opponents == "rules:3,greedy:1"
+    # the hinted default pool (no self-play) is what the baseline checks
+    assert parse_args(["--variant", "gin", "--hint", "rules", "--reward-baseline", "rules"]
+                      ).opponents == "rules:3,random:1"
     with pytest.raises(SystemExit):
         parse_args(["--hint", "rules", "--opponents", "greedy:1,self:1"])
     with pytest.raises(SystemExit):

@@ -247,8 +247,7 @@ class OpponentPool:
     def opponent_of(self, b: int):
         """``(spec, agent or snapshot index)`` of game ``b``'s running hand, drawn at its first
         call in the hand."""
-        env = self.env
-        key = (int(env._episode[b]), int(env._seeds[b]))
+        key = running_hand(self.env, b)
         if self.hand_key[b] != key:
             self.hand_key[b] = key
             self.assigned[b] = self._assign(b)
@@ -279,6 +278,12 @@ class OpponentPool:
             allowed = guarded_masks(self.guard, env, idx[rows], masks[rows])
             actions[rows] = pick(masked_logits(self.league[snap], obs[rows], allowed), self.rng)
         return actions
+
+
+def running_hand(env, b: int) -> tuple[int, int]:
+    """A key of game ``b``'s running hand in the vector env (episodes started, deal seed):
+    it changes exactly when a new hand is dealt there."""
+    return int(env._episode[b]), int(env._seeds[b])
 
 
 def guarded_masks(guard, env, games, masks):
@@ -435,7 +440,7 @@ class Advisers:
         out = np.zeros((len(masks), self.hint.id_columns), np.float32)
         narrowed = masks.copy()
         for b, agent in enumerate(self.agents):
-            key = (int(env._episode[b]), int(env._seeds[b]))
+            key = running_hand(env, b)
             if self.hand_key[b] != key:
                 self.hand_key[b] = key
                 agent.reset()

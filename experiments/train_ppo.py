@@ -930,7 +930,9 @@ def main(argv=None) -> dict:
             pool.league.append(load_policy(run / "league" / name)[0])
         print(f"resumed {run} at {model.num_timesteps} steps, league of {len(pool.league)}", file=sys.stderr)
     else:
-        act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[args.activation]
+        from agents.ppo_nets import ACTIVATIONS
+
+        act = ACTIVATIONS[args.activation]
         arch = [int(w) for w in args.net_arch.split(",")]
         policy, extra = "MlpPolicy", {}
         if args.hint != "none":

@@ -65,12 +65,9 @@ class HintHead(nn.Linear):
 class HintedActor(nn.Module):
     """``body`` on the observation without its id columns, then :class:`HintHead`."""
 
-    def __init__(self, observation_size: int, num_actions: int, net_arch, activation: str,
-                 slots: int = 0):
+    def __init__(self, body: nn.Module, head: HintHead):
         super().__init__()
-        self.body = mlp(observation_size, net_arch, activation)
-        last = int(net_arch[-1]) if len(net_arch) else observation_size
-        self.head = HintHead(last, num_actions, slots=slots)
+        self.body, self.head = body, head
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         k = self.head.id_columns
@@ -85,8 +82,8 @@ def build_actor(observation_size: int, num_actions: int, net_arch, activation: s
     Layer for layer the same as SB3's ``mlp_extractor.policy_net`` + ``action_net`` for
     ``net_arch=dict(pi=net_arch, ...)``, so their weights copy over one to one.
     """
-    if hinted:
-        return HintedActor(observation_size, num_actions, net_arch, activation, slots)
     body = mlp(observation_size, net_arch, activation)
     last = int(net_arch[-1]) if len(net_arch) else observation_size
+    if hinted:
+        return HintedActor(body, HintHead(last, num_actions, slots=slots))
     return nn.Sequential(OrderedDict([("body", body), ("head", nn.Linear(last, num_actions))]))

@@ -297,8 +297,7 @@ class SearchAgent(MonteCarloSearch, RulesAgent):
         by = legal_by_family(view.variant, mask)
         if view.phase == PHASE_DRAW:
             moves = [self.draw_candidates(view, by, rules_first=False)]
-        elif (view.phase != PHASE_PLAY or view.obligation >= 0 or len(np.flatnonzero(mask)) == 1
-              or placing_forced(view, by)):
+        elif view.phase != PHASE_PLAY or len(np.flatnonzero(mask)) == 1 or placing_forced(view, by):
             return out
         else:
             place = self.choose_placement(view, by, force=True)   # the placing plan's first move

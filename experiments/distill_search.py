@@ -29,7 +29,7 @@ teaches the network those judgements:
    duplicate deals; rows for models fitted on growing shares of the labels give
    ``learning_curve.png`` (x: labelled hands' env steps).
 
-    python -m experiments.distill_search --hands 4000 --workers 2 --run-dir runs/distill/mountain
+    python -m experiments.distill_search --workers 2 --eval-deals 200 --curve 0.5,1   # ~65 min
 """
 
 from __future__ import annotations
@@ -57,12 +57,12 @@ def parse_args(argv=None):
     p.add_argument("--run-dir", default="runs/distill/mountain", help="outputs; reused to resume")
     p.add_argument("--seed", type=int, default=0)
     g = p.add_argument_group("labels")
-    g.add_argument("--hands", type=int, default=4000, help="hands the rules player plays and labels")
+    g.add_argument("--hands", type=int, default=3300, help="hands the rules player plays and labels")
     g.add_argument("--chunk", type=int, default=25, help="hands per label file (the unit of resuming)")
     g.add_argument("--judge", default="replay", choices=("replay", "playouts"),
                    help="replay: the true state, stock reshuffled, finished by the players "
                         "themselves; playouts: the search's determinised playouts")
-    g.add_argument("--playouts", type=int, default=8, help="samples per candidate at a labelled decision")
+    g.add_argument("--playouts", type=int, default=4, help="samples per candidate at a labelled decision")
     g.add_argument("--opponents", default="rules:3,greedy:1", help="opponent pool, spec:weight")
     g.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="labelling processes")
     g = p.add_argument_group("fit")
@@ -83,8 +83,6 @@ def parse_args(argv=None):
     args = p.parse_args(argv)
     if min(args.hands, args.chunk, args.playouts, args.workers, args.epochs, args.batch_size) < 1:
         p.error("--hands, --chunk, --playouts, --workers, --epochs and --batch-size must be positive")
-    if args.playouts < 2:
-        p.error("--playouts must be at least 2")
     if not 0.0 < args.holdout < 1.0 or args.scale <= 0 or args.lr <= 0 or args.eval_deals < 0:
         p.error("--holdout must be in (0, 1); --scale and --lr positive; --eval-deals >= 0")
     try:
@@ -148,9 +146,10 @@ def label_chunk(job: dict) -> dict:
                 move = cols[0]
                 acts = [move, *sorted(set(np.flatnonzero(keep).tolist()) - {move})]
                 if len(acts) > 1:
-                    plan = cols[1] if view.phase == PHASE_PLAY else -1
-                    plays = [adviser.placing_plan(view, mask) or (a,) if a == plan and a != move else (a,)
-                             for a in acts]
+                    plays = [(a,) for a in acts]
+                    placing = cols[1] if view.phase == PHASE_PLAY else -1   # the placing slot
+                    if placing in acts[1:]:     # placing what rules holds: the whole plan
+                        plays[acts.index(placing)] = adviser.placing_plan(view, mask) or (placing,)
                     if job["judge"] == "playouts":
                         values = adviser.rollouts(view, mask, plays, job["playouts"])
                     else:

@@ -165,7 +165,7 @@ def test_resume_keeps_label_files_and_a_damaged_one_fails_clearly(run, tmp_path)
 
 
 def test_bad_arguments_are_refused(capsys):
-    for bad in (["--playouts", "1"], ["--curve", "0.5"], ["--holdout", "1"], ["--hands", "0"],
+    for bad in (["--playouts", "0"], ["--judge", "oracle"], ["--curve", "0.5"], ["--holdout", "1"], ["--hands", "0"],
                 ["--opponents", "rules:x"], ["--net-arch", "a,b"]):
         with pytest.raises(SystemExit):
             ds.parse_args(bad)

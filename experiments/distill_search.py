@@ -117,6 +117,7 @@ def label_chunk(job: dict) -> dict:
     from agents import make_agent
     from agents.ppo import HINTS, advise
 
+    started = time.time()
     variant = mountain_variant()
     hint = HINTS[HINT]
     index, seed = job["index"], job["seed"]
@@ -172,7 +173,7 @@ def label_chunk(job: dict) -> dict:
             "ids": np.array(ids, np.int16).reshape(-1, 1 + hint.slots),
             "cands": np.array(cands, np.int16).reshape(-1, CANDIDATES),
             "adv": np.array(adv, np.float32).reshape(-1, CANDIDATES),
-            "env_steps": np.int64(steps)}
+            "env_steps": np.int64(steps), "seconds": np.float64(time.time() - started)}
 
 
 def replay_values(game, players: dict, me: int, plays, n: int, rng) -> np.ndarray:
@@ -243,7 +244,8 @@ def make_labels(args, run: Path, log=print) -> None:
 
 def load_labels(run: Path, n_chunks: int) -> list[dict]:
     """The label files ``0 .. n_chunks-1``; a damaged one raises ``ValueError`` naming it
-    (delete it and run again to relabel it)."""
+    (delete it and run again to relabel it). ``seconds`` (a worker's time on the file) is
+    NaN for files written before it was recorded."""
     keys = ("obs", "ids", "cands", "adv", "env_steps")
     out = []
     for i in range(n_chunks):
@@ -251,6 +253,7 @@ def load_labels(run: Path, n_chunks: int) -> list[dict]:
         try:
             with np.load(path) as z:
                 chunk = {k: z[k] for k in keys}
+                chunk["seconds"] = float(z["seconds"]) if "seconds" in z.files else math.nan
         except Exception as err:
             raise ValueError(f"label file {path} is missing or damaged ({type(err).__name__}: "
                              f"{err}); delete it and run again to relabel it") from None
@@ -397,7 +400,10 @@ def main(argv=None) -> dict:
     csv_path = run / "eval.csv"
     with csv_path.open("w", newline="") as fh:
         csv.writer(fh).writerow(EVAL_FIELDS)
-    summary = {"label_seconds": round(label_s, 1), "decisions": int(sum(len(c["adv"]) for c in chunks)),
+    timed = [c["seconds"] for c in chunks if not math.isnan(c["seconds"])]
+    summary = {"label_wall_seconds_this_run": round(label_s, 1),
+               "label_worker_seconds": round(sum(timed), 1), "label_files_timed": len(timed),
+               "label_files": n_chunks, "decisions": int(sum(len(c["adv"]) for c in chunks)),
                "heldout_decisions": int(len(val["adv"])), "points": []}
     for share in args.curve_shares:
         used = train_idx[: max(1, round(share * len(train_idx)))]

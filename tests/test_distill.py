@@ -99,6 +99,8 @@ def test_tiny_run_writes_labels_policies_curve_and_summary(run):
     assert meta["hint"] == "rules-slots" and meta["net_arch"] == [16] and meta["env_steps"] > 0
     assert [p["share"] for p in summary["points"]] == [0.5, 1.0]
     assert summary["decisions"] > summary["heldout_decisions"] > 0
+    assert summary["label_files_timed"] == summary["label_files"] == 2
+    assert summary["label_worker_seconds"] > 0
     rows = (path / "eval.csv").read_text().splitlines()
     assert len(rows) == 1 + 2                       # header, one opponent at two curve points
 

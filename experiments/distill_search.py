@@ -266,6 +266,7 @@ def load_labels(run: Path, n_chunks: int) -> list[dict]:
 
 
 def stack(chunks: list[dict]) -> dict:
+    """The label arrays of ``chunks`` concatenated, row by row."""
     return {k: np.concatenate([c[k] for c in chunks]) for k in ("obs", "ids", "cands", "adv")}
 
 
@@ -297,7 +298,7 @@ def predicted_advantage(actor, data: dict, rows, scale: float):
 
 
 def fit(actor, train: dict, val: dict, args, log=print) -> list[dict]:
-    """Adam on the mean squared error of the predicted advantages (candidates other than
+    """AdamW on the mean squared error of the predicted advantages (candidates other than
     the ``rules`` move); keeps the weights of the epoch with the lowest held-out error."""
     import torch
 

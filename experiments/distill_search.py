@@ -228,7 +228,7 @@ def make_labels(args, run: Path, log=print) -> None:
     if not todo:
         return
     log(f"[labels] {len(todo)} of {n_chunks} chunks to label ({args.chunk} hands each, "
-        f"{args.playouts} playouts a candidate)")
+        f"{args.playouts} samples a candidate, judge {args.judge})")
     jobs = [{"index": i, "seed": args.seed, "hands": args.chunk, "pool": args.pool,
              "playouts": args.playouts, "judge": args.judge} for i in todo]
     bar = tqdm(total=len(todo) * args.chunk, unit="hand", disable=args.no_progress, file=sys.stderr)

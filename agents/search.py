@@ -204,7 +204,7 @@ class MonteCarloSearch:
         masks = np.repeat(np.asarray(mask, dtype=np.int8)[None], n * k, axis=0)
         events = np.zeros(n * k, dtype=np.int8)
         if self._scratch is None or self._scratch.dtype != v.dtype:
-            self._scratch = np.zeros(rules.MAX_CLEAR_DEPTH + 4, dtype=v.dtype)
+            self._scratch = np.zeros(rules.SCRATCH_RECORDS, dtype=v.dtype)
         finished = np.zeros(n * k, dtype=np.int8)
         for t in range(max(len(p) for p in plans)):
             live = [i for i, p in enumerate(plans) if len(p) > t]

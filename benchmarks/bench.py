@@ -303,8 +303,12 @@ def profile_step(batch: int = 1024, seconds: float = 2.0) -> dict:
     states = np.concatenate(snaps)
     masks = np.zeros((len(states), g.masks.shape[1]), np.int8)
     by_phase = {}
-    for ph, name in enumerate(("draw", "play", "response")):
-        sub = states[states["phase"] == ph]
+    pending = states["obligation"] >= 0
+    for name, rows in (("draw", states["phase"] == 0),
+                       ("play", (states["phase"] == 1) & ~pending),
+                       ("play with a deep-drawn card pending", (states["phase"] == 1) & pending),
+                       ("response", states["phase"] == 2)):
+        sub = states[rows]
         if not len(sub):
             continue
         kernels.mask_batch(sub[:1], g.spec, masks[:1], g._scratch)  # compile outside the clock

@@ -75,7 +75,7 @@ class Game:
         self._call = {name: FastCall(getattr(batch, name))
                       for name in ("new_game_batch", "step_batch", "mask_batch", "next_hand_batch")}
         self._one_action = np.zeros(1, dtype=np.int64)
-        self._scratch = np.zeros(rules.MAX_CLEAR_DEPTH + 4, dtype=variant.dtype)
+        self._scratch = np.zeros(rules.SCRATCH_RECORDS, dtype=variant.dtype)
 
     @property
     def batch_size(self) -> int:

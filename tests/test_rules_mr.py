@@ -304,6 +304,42 @@ def test_mr7_deep_draw_illegal_when_the_card_cannot_be_placed():
     assert "take AC" in texts   # AC 2C 3C: the card taken with it counts
 
 
+def test_mr7_deep_draw_obligation_allows_unrelated_placements_first():
+    """MR-7.1: k must be placed before the turn ends, after any number of placements. P1
+    deep-takes KC (pile 3D KC 7S), melds 4S-5S-6S-7S first, then lays KC off on P2's run."""
+    g = start("KC 4S 5S 6S 2D 8H AH 9D 3C JS 5D QH 8C",
+              "TC JC QC 7S 2H 4H 6C 9S KD AD 3S 7D TH", "3D", "2S 4C")
+    play(g, "draw stock", "discard KC", "draw stock", "meld TC JC QC", "discard 7S")
+    assert "take KC" in legal_texts(g)
+    play(g, "take KC")
+    texts = legal_texts(g)
+    assert {"layoff KC m0", "meld 4S 5S 6S 7S", "meld 4S 5S 6S"} <= texts
+    assert not any(t.startswith(("discard", "knock")) for t in texts)  # KC still in hand
+    play(g, "meld 4S 5S 6S 7S")
+    assert legal_texts(g) == {"layoff KC m0"}  # every other placement would strand KC
+    play(g, "layoff KC m0")
+    assert "discard 2D" in legal_texts(g)
+
+
+def test_mr7_deep_draw_placed_after_a_layoff_frees_a_table_card():
+    """MR-7.1 + MR-9: P2 has 7H-8H-9H on the table, P1 holds 6H 9D, the pile is AS 9S KH.
+    Laying 6H off on P2's run makes 9H detachable, so 'regroup 9S 9D 9H' places 9S: the
+    deep take is legal, and so is the layoff that prepares it."""
+    g = start("6H 9D 9S 2C 4D 7S JC KS 3H 5C QD 8D TC",
+              "7H 8H 9H KH 2D 5S JD AC 3C 6D 4S QC TS", "AS", "2S 4C")
+    play(g, "draw stock", "discard 9S", "draw stock", "meld 7H 8H 9H", "discard KH")
+    texts = legal_texts(g)
+    assert {"take 9S", "take KH"} <= texts
+    play(g, "take 9S")
+    texts = legal_texts(g)
+    assert "layoff 6H m0" in texts
+    assert "regroup 9S 9H 9D" not in texts       # 9H ends a run of three: not detachable yet
+    assert not any(t.startswith(("discard", "knock")) for t in texts)
+    play(g, "layoff 6H m0", "regroup 9S 9H 9D")
+    assert g.melds()[0]["text"] == ["6H", "7H", "8H"]
+    assert "discard 2C" in legal_texts(g)
+
+
 def test_mr7_knock_needs_deadwood_at_most_10():
     """MR-7.3 Knock: face-down discard leaving deadwood <= 10 (knocks listed exactly)."""
     g = start("2C 3C 4C 5D 6D 7D 9H 9S 9C 2H 3S 4D 8S", "", "KC", "KH")

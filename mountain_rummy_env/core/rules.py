@@ -27,6 +27,11 @@ from .state import (
 SET, RUN = 1, 2
 ACE_HIGH_POS = 13
 MAX_CLEAR_DEPTH = 24  # stack depth for the "can the rest be melded" search (MR-7)
+MAX_REACH_DEPTH = 12  # placements before a deep-drawn card is placed (MR-7.1 reachability)
+# records of scratch a caller provides (Game, agents): the reachability stack on top of the
+# dead-end search, plus the probes of legal_mask
+SCRATCH_RECORDS = MAX_CLEAR_DEPTH + MAX_REACH_DEPTH + 6
+VISITED_SLOTS = 1024  # positions remembered by one reachability search
 
 # --------------------------------------------------------------------------------------
 # random numbers: splitmix64 per game, so a game's chance does not depend on its batch
@@ -218,6 +223,18 @@ def table_view(s, spec, shown_card, face_up):
         face_up[f] += 1
         if shown_card[f] < 0 or shown_card[f] >= spec.num_naturals:
             shown_card[f] = c
+
+
+@njit(cache=True)
+def others_faces(s, spec, p, shown_card):
+    """Faces shown on melds founded by a seat other than ``p``: the table cards a regroup
+    may detach (MR-9), now or after layoffs lengthen their melds."""
+    bits = np.uint64(0)
+    for f in range(JOKER_FACE):
+        c = shown_card[f]
+        if c >= 0 and s.m_founder[s.meld_of[c]] != p:
+            bits |= np.uint64(1) << np.uint64(f)
+    return bits
 
 
 @njit(cache=True)
@@ -570,11 +587,7 @@ def placement_candidates(s, spec, require_face, acts, n_hand, free_used, uses, p
     decl = np.empty(MELD_WIDTH, np.int16)
     removed = np.zeros(spec.num_cards, np.int8)
     hand_bits = hand_mask_bits(face_card)
-    detachable = np.uint64(0)
-    for f in range(JOKER_FACE):
-        c = shown_card[f]
-        if c >= 0 and s.m_founder[s.meld_of[c]] != p:
-            detachable |= np.uint64(1) << np.uint64(f)
+    detachable = others_faces(s, spec, p, shown_card)
     narrow = require_face >= 0
     count = 0
     for regroup in range(2):
@@ -695,7 +708,7 @@ def card_placeable(s, spec, scratch, card):
 
 @njit(cache=True)
 def related_faces(face):
-    """Faces a placement must put on the table to make ``face`` newly placeable: its suit
+    """Faces whose arrival on the table can give ``face`` a layoff spot: its suit
     neighbours, which extend a run up to it. (A set cannot take a fourth card and then
     ``face`` too.)"""
     bits = np.uint64(0)
@@ -707,30 +720,203 @@ def related_faces(face):
 
 
 @njit(cache=True)
+def position_key(s, spec):
+    """A 64-bit hash of where every card is (hand, table meld and shown face): positions
+    reached by placements in another order share it."""
+    h = np.uint64(14695981039346656037)
+    for c in range(spec.num_cards):
+        v = (np.uint64(s.loc[c] + 1) << np.uint64(16)) ^ (np.uint64(s.meld_of[c] + 1) << np.uint64(8)) \
+            ^ np.uint64(s.shown[c] + 1)
+        h = (h ^ v) * np.uint64(1099511628211)
+    return h if h != np.uint64(0) else np.uint64(1)
+
+
+@njit(cache=True)
+def first_visit(visited, key):
+    """Insert ``key`` into the open-addressing set ``visited``; False if it was there. A full
+    table remembers nothing more (the search stays exact, only slower)."""
+    n = len(visited)
+    i = np.int64(key % np.uint64(n))
+    for _ in range(n):
+        if visited[i] == key:
+            return False
+        if visited[i] == 0:
+            visited[i] = key
+            return True
+        i = (i + 1) % n
+    return True
+
+
+@njit(cache=True)
+def feasible_faces(spec, face, avail, nj):
+    """Faces of every template holding ``face`` that could be made from the faces in
+    ``avail`` and ``nj`` jokers."""
+    bits = np.uint64(0)
+    for i in range(spec.by_face_count[face]):
+        tm = spec.t_mask[spec.by_face[face, i]]
+        if popcount(tm & ~avail) <= nj:
+            bits |= tm
+    return bits
+
+
+@njit(cache=True)
+def meld_faces(s, m):
+    bits = np.uint64(0)
+    for pos in range(MELD_WIDTH):
+        c = s.m_cards[m, pos]
+        if c >= 0:
+            bits |= np.uint64(1) << np.uint64(s.shown[c])
+    return bits
+
+
+@njit(cache=True)
+def regroup_sources(s, spec, p, face):
+    """Faces shown on the melds of other seats that a regroup placing ``face`` (a natural)
+    may need to detach from, now or after other steps: melds holding a face of a template
+    with ``face`` that the hand and those melds could complete, closed over runs (detaching
+    a run's end card by one regroup frees its neighbour for the next, MR-9)."""
+    face_card, jokers, nj, size, free, shown_card, face_up = position_views(s, spec, p)
+    others = others_faces(s, spec, p, shown_card)
+    avail = hand_mask_bits(face_card) | others
+    want = feasible_faces(spec, face, avail, nj) & others
+    sources = np.uint64(0)
+    done = np.zeros(spec.max_melds, np.bool_)
+    grown = True
+    while grown:
+        grown = False
+        for m in range(spec.max_melds):
+            if done[m] or s.m_kind[m] == MELD_EMPTY or s.m_founder[m] == p:
+                continue
+            faces = meld_faces(s, m)
+            if (faces & want) == 0:
+                continue
+            done[m] = True
+            grown = True
+            sources |= faces
+            if s.m_kind[m] == RUN:
+                for f in range(JOKER_FACE):
+                    if (faces >> np.uint64(f)) & np.uint64(1):
+                        want |= feasible_faces(spec, f, avail, nj) & others
+    return sources
+
+
+@njit(cache=True)
+def may_enable(s, spec, a, placed, free_used, joker, related, sources):
+    """Can placement ``a`` (not using the obligation card k) be a needed step towards
+    placing k (MR-7.1)? Only these can:
+
+    - a placement of cards taken this turn only: they must be placed before the turn ends;
+    - a layoff giving k a spot: a suit neighbour of k at a run's end (for a joker, any
+      layoff opens a spot);
+    - a layoff on, or a regroup from, another seat's meld a regroup with k may need
+      (``sources``, see :func:`regroup_sources`): it changes which of its cards can be
+      detached (MR-9). For a joker, every regroup.
+
+    A new meld from the hand, or a regroup, that would give k a spot can take k itself
+    (one longer run, same cards); every other placement only removes hand cards and joker
+    faces, so it can be left out, or played after k."""
+    if free_used == 0:
+        return True
+    if a >= spec.a_layoff:
+        m = (a - spec.a_layoff) // JOKER_FACE
+        if (placed & related) != 0:
+            return True
+        return s.m_founder[m] != s.current and (meld_faces(s, m) & sources) != 0
+    if a >= spec.a_regroup:
+        return joker or (spec.t_mask[a - spec.a_regroup] & sources) != 0
+    return False
+
+
+@njit(cache=True)
+def enabling_steps(s, spec, joker, related, sources, steps, acts, n_hand, free_used, uses, placed):
+    """Fill ``steps`` with the placements that :func:`may_enable` the obligation card now
+    (the candidate buffers are scratch); returns how many."""
+    count = placement_candidates(s, spec, -1, acts, n_hand, free_used, uses, placed)
+    n = 0
+    for i in range(count):
+        if not uses[i] and may_enable(s, spec, acts[i], placed[i], free_used[i], joker,
+                                      related, sources):
+            steps[n] = acts[i]
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def obligation_reachable(s, spec, scratch):
+    """MR-7.1 exactly: can the pending obligation card still be placed this turn by some
+    sequence of placements, leaving a way to end the turn? Depth-first over the placements
+    that :func:`may_enable` it (at most ``MAX_REACH_DEPTH`` before it), each position
+    searched once. Uses the top ``MAX_REACH_DEPTH + 1`` records of ``scratch`` as its stack
+    and the rest for the dead-end search."""
+    k = s.obligation
+    levels = min(MAX_REACH_DEPTH, len(scratch) - MAX_CLEAR_DEPTH - 3)
+    base = len(scratch) - 1 - levels
+    inner = scratch[:base]
+    if card_placeable(s, spec, inner, k):
+        return True
+    if levels <= 0:
+        return False
+    face = spec.card_face[k]
+    joker = face == JOKER_FACE
+    related = ~np.uint64(0) if joker else related_faces(face)
+    sources = np.uint64(0) if joker else regroup_sources(s, spec, s.current, face)
+    if not joker and sources == 0:
+        # no regroup can ever take k: only a suit neighbour from the hand (or a joker
+        # standing for one) laid off on a run can give k a spot
+        face_card, jokers, nj, size, free, shown_card, face_up = position_views(s, spec, s.current)
+        if nj == 0 and (hand_mask_bits(face_card) & related) == 0:
+            return False
+    acts, n_hand, free_used, uses, placed = candidate_buffers(spec)
+    steps = np.empty((levels, len(acts)), np.int16)
+    count = np.zeros(levels, np.int64)
+    count[0] = enabling_steps(s, spec, joker, related, sources, steps[0], acts, n_hand,
+                              free_used, uses, placed)
+    if count[0] == 0:
+        return False
+    cursor = np.zeros(levels, np.int64)
+    visited = np.zeros(VISITED_SLOTS, np.uint64)
+    scratch[base] = s
+    depth = 0
+    while depth >= 0:
+        if cursor[depth] >= count[depth]:
+            depth -= 1
+            continue
+        a = steps[depth, cursor[depth]]
+        cursor[depth] += 1
+        scratch[base + depth + 1] = scratch[base + depth]
+        nxt = scratch[base + depth + 1]
+        apply_placement(nxt, spec, a)
+        if not first_visit(visited, position_key(nxt, spec)):
+            continue
+        if card_placeable(nxt, spec, inner, k):
+            return True
+        if depth + 1 < levels:
+            depth += 1
+            cursor[depth] = 0
+            count[depth] = enabling_steps(nxt, spec, joker, related, sources, steps[depth], acts,
+                                          n_hand, free_used, uses, placed)
+    return False
+
+
+@njit(cache=True)
 def placement_mask(s, spec, mask, scratch, check_end):
     """Unmask the meld, regroup and layoff actions of the current player; returns how many.
 
     With ``check_end`` (play phase) each must leave a way to end the turn. While a deep-draw
     obligation is pending (MR-7.1) a placement must use the obligation card, or leave it
-    placeable straight afterwards (e.g. lay off 8H so that the obligation 9H fits next)."""
+    placeable by some later sequence of placements (:func:`obligation_reachable`)."""
     acts, n_hand, free_used, uses, placed = candidate_buffers(spec)
     count = placement_candidates(s, spec, -1, acts, n_hand, free_used, uses, placed)
     nj, size, free, _ = hand_view(s, spec, s.current, np.empty(JOKER_FACE, np.int16),
                                   np.empty(8, np.int16))
     k = s.obligation
-    related = np.uint64(0)
-    if k >= 0:
-        face = spec.card_face[k]
-        related = related_faces(face) if face < JOKER_FACE else ~np.uint64(0)
     legal = 0
     for i in range(count):
         if k >= 0 and not uses[i]:
-            if (placed[i] & related) == 0:
-                continue
             scratch[len(scratch) - 1] = s
             probe = scratch[len(scratch) - 1]
             apply_placement(probe, spec, acts[i])
-            if not card_placeable(probe, spec, scratch[: len(scratch) - 1], k):
+            if not obligation_reachable(probe, spec, scratch[: len(scratch) - 1]):
                 continue
         elif check_end and not can_end_after(s, spec, acts[i], size - n_hand[i],
                                              free - free_used[i], scratch):
@@ -763,18 +949,15 @@ def legal_mask(s, spec, mask, scratch):
     phase = s.phase
     if phase == PHASE_DRAW:
         mask[spec.a_draw] = 1
-        # Cheap necessary tests first. A card taken deep is placed (a) in a meld with cards of
-        # the hand, taken with it, or detachable from the opponent's melds, (b) on a meld on
-        # the table, or (c) on a run after a suit neighbour (or a joker standing for one)
-        # went there first (MR-7.1); only then is the take simulated.
+        # A card k taken deep must be placed this turn (MR-7.1). Cheap necessary tests first:
+        # k is eventually placed (a) in a meld with cards of the hand (those taken with it
+        # included) and cards of other seats' melds (detachable now or after layoffs), (b)
+        # on a meld on the table, or (c) on a run after a suit neighbour (or a joker standing
+        # for one) went there first. Only then is the take simulated and searched.
         p = s.current
         face_card, jokers, nj, size, free, shown_card, face_up = position_views(s, spec, p)
         held = hand_mask_bits(face_card)
-        detachable = np.uint64(0)
-        for f in range(JOKER_FACE):
-            c = shown_card[f]
-            if c >= 0 and s.m_founder[s.meld_of[c]] != p:
-                detachable |= np.uint64(1) << np.uint64(f)
+        others = others_faces(s, spec, p, shown_card)
         for depth in range(s.discard_len):
             c = s.discard[s.discard_len - 1 - depth]
             f = spec.card_face[c]
@@ -785,11 +968,9 @@ def legal_mask(s, spec, mask, scratch):
             if depth == 0:
                 mask[spec.a_take + c] = 1
                 continue
-            prep = True
             if f != JOKER_FACE:
-                prep = ((held | detachable) & related_faces(f)) != 0 or nj > 0
-                possible = prep
-                avail = held | detachable
+                avail = held | others
+                possible = (avail & related_faces(f)) != 0 or nj > 0
                 for k in range(spec.by_face_count[f]):
                     if possible:
                         break
@@ -800,13 +981,10 @@ def legal_mask(s, spec, mask, scratch):
                     possible = s.m_kind[m] != MELD_EMPTY and layoff_position(s, spec, m, f) >= 0
                 if not possible:
                     continue
-            scratch[len(scratch) - 2] = s
-            after = scratch[len(scratch) - 2]
+            scratch[len(scratch) - 1] = s
+            after = scratch[len(scratch) - 1]
             take_cards(after, depth)
-            rest = scratch[: len(scratch) - 2]
-            if card_placeable(after, spec, rest, c):
-                mask[spec.a_take + c] = 1
-            elif prep and placement_mask(after, spec, np.zeros(spec.num_actions, np.int8), rest, True) > 0:
+            if obligation_reachable(after, spec, scratch[: len(scratch) - 1]):
                 mask[spec.a_take + c] = 1
         return
     if phase == PHASE_RESPONSE:

@@ -1,4 +1,4 @@
-"""Gin Rummy baselines (RULES.md section 2): ``GinGreedyAgent`` and ``GinRulesAgent``.
+"""Gin Rummy baselines (docs/gin_rummy.md): ``GinGreedyAgent`` and ``GinRulesAgent``.
 
 * ``GinGreedyAgent``: one-ply greed with the exact solver. Takes the up-card / top discard
   when it goes into a meld and lowers the hand's minimum deadwood, else draws (passes an

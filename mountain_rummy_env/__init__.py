@@ -27,7 +27,7 @@ from .envs import SingleAgentEnv, encode_observations, observation_size  # noqa:
 
 __all__ += ["SingleAgentEnv", "encode_observations", "mountain_rummy_v0", "observation_size"]
 
-# Gin Rummy (RULES.md section 2) on the same core and adapters.
+# Gin Rummy (docs/gin_rummy.md) on the same core and adapters.
 from . import gin_rummy_v0  # noqa: E402
 from .variants.gin import GinConfig, gin_variant  # noqa: E402
 

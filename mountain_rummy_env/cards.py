@@ -1,4 +1,4 @@
-"""Card ids and the text notation of RULES.md.
+"""Card ids and the card notation of docs/mountain_rummy.md.
 
 A *face* is what a card shows: 52 natural faces ``face = suit * 13 + rank`` (rank 0 = ace,
 12 = king; suits C D H S) plus ``JOKER_FACE`` (52) for a joker. A *card id* names one

@@ -287,7 +287,7 @@ class Game:
 
 @dataclass(frozen=True)
 class PlayerView:
-    """What ``player`` may know in game ``index`` (DESIGN.md: observations hold only that).
+    """What ``player`` may know in game ``index`` (all a player view holds, docs/observation.md).
 
     Agents act on this; the envs encode the same information as numpy planes. ``hand`` and
     ``opponent_known`` are card ids; ``discard`` is bottom first; ``melds`` as in

@@ -14,7 +14,7 @@
 | Observation Shape  | (1119,) flat, or (48, 52) with `observation_layout="planes"`     |
 | Observation Values | [-1, 1] (binary features 0/1)                                    |
 
-Gin Rummy (RULES.md section 2) on the same core, adapters and observation encoding as
+Gin Rummy (docs/gin_rummy.md) on the same core, adapters and observation encoding as
 `mountain_rummy_v0`: the first up-card is offered to the non-dealer, then the dealer
 (`take 7H` / `pass`); a turn is `draw stock` or `take <top>`, then `discard c` or
 `knock c`; after a knock the knocker lays down melds (`meld ...`, then `pass`) and the

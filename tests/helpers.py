@@ -1,5 +1,5 @@
 """Helpers for the rules tests: deck orders built from the cards wanted, scripted play,
-and an independent recomputation of hand scores (RULES.md section 1).
+and an independent recomputation of hand scores (docs/mountain_rummy.md).
 
 Seats: ``deck_for`` and ``start`` default to dealer = seat 1, so seat 0 is the non-dealer
 who plays first (called P1 in the worked examples) and seat 1 is P2.
@@ -33,9 +33,9 @@ def variant(**options):
 def short_variant(hand_size: int, **options):
     """Mountain Rummy dealt ``hand_size`` cards each instead of 13 (everything else MR-1..14).
 
-    The worked examples of RULES.md list end positions whose card counts no 13-card deal can
-    reach (e.g. E1: P1 melds 7 cards and keeps 2, but 13 + 1 - 7 - 1 = 6 cards remain), so
-    they are replayed with the smallest deal that reaches them exactly.
+    The worked examples of docs/mountain_rummy.md list end positions whose card counts no
+    13-card deal can reach (e.g. E1: P1 melds 7 cards and keeps 2, but 13 + 1 - 7 - 1 = 6
+    cards remain), so they are replayed with the smallest deal that reaches them exactly.
     """
     v = mountain_variant(**options)
     return dataclasses.replace(v, spec=v.spec._replace(hand_size=hand_size))

@@ -1,5 +1,5 @@
-"""Gin Rummy baselines (``agents.gin``): positions from explicit deals (RULES.md GR-1..GR-5),
-legality over many hands, and a strength check that can fail."""
+"""Gin Rummy baselines (``agents.gin``): positions from explicit deals (GR-1..GR-5 of
+docs/gin_rummy.md), legality over many hands, and a strength check that can fail."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
-"""Fair agents decide only from what their seat may know (DESIGN.md: observations hold only
-that): at positions of real hands, dealing the hidden cards anew (the opponent's unknown
-cards, the stock order, face-down discards) never changes an agent's choice. The
-``clairvoyant`` measuring device is the one agent allowed to look (and is not tested here)."""
+"""Fair agents decide only from what their seat may know (all a player view holds,
+docs/observation.md): at positions of real hands, dealing the hidden cards anew (the
+opponent's unknown cards, the stock order, face-down discards) never changes an agent's
+choice. The ``clairvoyant`` measuring device is the one agent allowed to look (and is not
+tested here)."""
 
 from __future__ import annotations
 

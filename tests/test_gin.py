@@ -1,4 +1,4 @@
-"""Gin Rummy (RULES.md section 2): GR-1 ... GR-5 from explicit deals, options, action text,
+"""Gin Rummy (docs/gin_rummy.md): GR-1 ... GR-5 from explicit deals, options, action text,
 and the same PettingZoo / Gymnasium / SB3 / vector checks as Mountain Rummy's adapters."""
 
 from __future__ import annotations
@@ -160,7 +160,7 @@ def test_gr4_openspiel_tie_scores_zero_and_undercut_is_zero_sum():
 
 
 def test_gr3_openspiel_defect_hand_knocks_here():
-    """DESIGN.md: AH 6S 7S 7H 5S 6H AC 5D 5H 7C + 3S -- discarding 7C leaves 10 deadwood."""
+    """AH 6S 7S 7H 5S 6H AC 5D 5H 7C + 3S (docs/gin_rummy.md): discarding 7C leaves 10."""
     g = new_game(OS_VARIANT, "AH 6S 7S 7H 5S 6H AC 5D 5H 7C", "2C 3C 4C 8D 9D TD JS QS KS 2H", "3S")
     play(g, "take 3S")
     assert "knock 7C" in legal_text(g)

@@ -8,8 +8,8 @@ our deal alternates from the non-dealer, so player 1 is our dealer). At every de
 legal move sets must agree under :func:`our_to_os` and the final returns must agree.
 
 Known OpenSpiel defect: its 11-card minimum deadwood takes one best 11-card grouping and
-drops its highest deadwood card, which is wrong when groupings tie (DESIGN.md) -- it then
-offers no Knock where one exists. Such decisions are detected (ours offers a knock,
+drops its highest deadwood card, which is wrong when groupings tie (docs/gin_rummy.md) --
+it then offers no Knock where one exists. Such decisions are detected (ours offers a knock,
 OpenSpiel does not), confirmed by an independent brute force, and counted.
 """
 
@@ -217,7 +217,7 @@ def _run(n: int, first_seed: int) -> dict:
 
 
 def test_openspiel_defect_example_is_ours_right():
-    """DESIGN.md's hand: discarding 7C leaves 10; OpenSpiel reports 11 and offers no knock."""
+    """The hand in docs/gin_rummy.md: discarding 7C leaves 10; OpenSpiel reports 11, no knock."""
     hand = VARIANT.deck.parse_cards("AH 6S 7S 7H 5S 6H AC 5D 5H 7C 3S")
     rest = [c for c in hand if c != VARIANT.deck.parse_cards("7C")[0]]
     bits = sum(1 << c for c in rest)

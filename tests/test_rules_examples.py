@@ -1,5 +1,5 @@
-"""Worked examples E1, E2, E3, E4, E6, E7, E10 of RULES.md section 1, each played out as a
-scripted hand from an explicit deck order through ``Game.step_one`` with action texts.
+"""Worked examples E1, E2, E3, E4, E6, E7, E10 of docs/mountain_rummy.md, each played out
+as a scripted hand from an explicit deck order through ``Game.step_one`` with action texts.
 
 P1 is seat 0 (the non-dealer, who plays first), P2 is seat 1 (the dealer). The example end
 positions cannot be reached from a 13-card deal (their card counts do not add up: e.g. in E1

@@ -1,5 +1,6 @@
-"""One or more tests per rule MR-1 ... MR-14 of RULES.md section 1 (Mountain Rummy), built
-from explicit deck orders (``helpers.deck_for``). Seat 0 is the non-dealer (plays first)."""
+"""One or more tests per rule MR-1 ... MR-14 of docs/mountain_rummy.md (Mountain Rummy),
+built from explicit deck orders (``helpers.deck_for``). Seat 0 is the non-dealer (plays
+first)."""
 
 from __future__ import annotations
 

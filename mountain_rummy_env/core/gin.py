@@ -1,4 +1,4 @@
-"""Gin Rummy rules (RULES.md GR-1 ... GR-5) as compiled functions over state records.
+"""Gin Rummy rules (docs/gin_rummy.md) as compiled functions over state records.
 
 The same entry points as :mod:`.rules` (``new_game_batch``, ``step_batch``, ``mask_batch``,
 ``next_hand``, ``apply_action``, ``legal_mask``) over the same record layout plus a few

@@ -1,4 +1,4 @@
-"""Mountain Rummy rules (RULES.md MR-1 ... MR-14) as compiled functions over state records.
+"""Mountain Rummy rules (docs/mountain_rummy.md) as compiled functions over state records.
 
 Every function takes one game's record ``s`` (see :mod:`.state`) and ``spec``, the variant's
 static tables (:class:`mountain_rummy_env.core.spec.Spec`), so a batch is a loop over records

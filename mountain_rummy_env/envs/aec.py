@@ -15,7 +15,7 @@
 | Observation Values | [-1, 1] (binary features 0/1)                               |
 | State Shape        | (2025,)                                                     |
 
-Mountain Rummy (RULES.md section 1) for two players: draw from the stock or take any card of
+Mountain Rummy (docs/mountain_rummy.md) for two players: draw from the stock or take any card of
 the discard pile with everything above it, meld and lay off (also on the opponent's melds,
 which may be reorganised), then end the turn with a face-up discard, a Knock, Base Camp or
 High Camp. Points are meld credit minus deadwood, plus bonuses for the hand winner.

@@ -2,7 +2,7 @@
 
 ## Description
 
-Mountain Rummy (RULES.md section 1) seen from one seat; the opponent's moves are played inside
+Mountain Rummy (docs/mountain_rummy.md) seen from one seat; the opponent's moves are played inside
 :meth:`SingleAgentEnv.step` (and :meth:`reset`, when the opponent starts) until it is the
 agent's turn again, so every observation is one where the agent must act. A turn is several
 steps (draw -> meld / lay off ... -> end).

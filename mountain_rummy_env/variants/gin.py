@@ -1,4 +1,4 @@
-"""Gin Rummy (RULES.md section 2): the configuration, its action layout and text forms.
+"""Gin Rummy (docs/gin_rummy.md): the configuration, its action layout and text forms.
 
 Gin runs on the same core as Mountain Rummy: the same state record (plus a few Gin fields),
 the same meld-table and solver, and the compiled kernels of :mod:`mountain_rummy_env.core.gin`,
@@ -46,7 +46,7 @@ OPENSPIEL_UPCARD_DRAWS = 50
 
 @dataclass(frozen=True)
 class GinConfig:
-    """Options of RULES.md section 2 plus ``episode``/``target_score``/``max_turns``.
+    """Options of docs/gin_rummy.md plus ``episode``/``target_score``/``max_turns``.
 
     ``openspiel_compatible=True`` plays exactly like OpenSpiel's ``gin_rummy`` (ties score 0
     without undercut bonus, its wall and repeated-up-card rules, runs declared in pieces of

@@ -1,4 +1,4 @@
-"""Mountain Rummy (RULES.md section 1): the configuration and its variant tables."""
+"""Mountain Rummy (docs/mountain_rummy.md): the configuration and its variant tables."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ BONUSES = (10, 20, 30, 40)            # MR-13: base camp, high camp, undercut, s
 
 @dataclass(frozen=True)
 class MountainConfig:
-    """Options of RULES.md section 1 (defaults first) plus ``episode``.
+    """Options of docs/mountain_rummy.md (defaults first) plus ``episode``.
 
     ``episode="hand"`` makes one hand an episode; ``"game"`` plays hands until a hand winner
     reaches ``target_score`` (MR-14).

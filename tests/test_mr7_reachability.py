@@ -1,7 +1,7 @@
 """MR-7.1 exactly: the deep-draw mask against a brute-force enumerator of placement sequences.
 
 A card k taken from below the top of the pile must be placed before the turn ends, after any
-number of placements. So (RULES.md MR-7, MR-7.1):
+number of placements. So (docs/mountain_rummy.md, MR-7 and MR-7.1):
 
 - ``take k`` is legal exactly when some sequence of placements this turn places k and leaves
   a way to end the turn;

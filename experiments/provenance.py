@@ -32,10 +32,13 @@ def git_commit() -> str:
     """The commit of the code that runs (this file's clone), ``"+dirty"`` appended when
     tracked files differ from it; ``"unknown"`` outside a clone of this project (an
     installed wheel, even one inside some other git repository)."""
+    here = Path(__file__).resolve()
     top = _git("rev-parse", "--show-toplevel")
-    if not top or Path(top, "experiments", Path(__file__).name).resolve() != Path(__file__).resolve():
+    if not top or Path(top, "experiments", here.name).resolve() != here:
         return "unknown"
     commit = _git("rev-parse", "HEAD")
+    if not commit:  # a clone without commits yet
+        return "unknown"
     changed = _git("status", "--porcelain", "--untracked-files=no")
     return commit + ("+dirty" if changed else "")
 

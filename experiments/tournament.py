@@ -189,6 +189,23 @@ def _pair_deals(cfg: TournamentConfig) -> list[dict]:
     return [{"a": a, "b": b, "deals": cfg.deals_for(a, b)} for a, b in cfg.pairs()]
 
 
+def _identity_differences(there: dict, now: dict) -> list[str]:
+    """How the ``IDENTITY`` settings of two runs differ, e.g. ``"seed 0 there, 3 now"``;
+    rules options are compared one by one (and only when the variant is the same)."""
+    if there.get("variant") != now["variant"]:
+        return [f"variant {there.get('variant')} there, {now['variant']} now"]
+    out = []
+    for key in IDENTITY:
+        old, new = there.get(key), now[key]
+        if key == "variant_config":
+            old = old or {}
+            out += [f"rules option {k} {old.get(k)!r} there, {new.get(k)!r} now"
+                    for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k)]
+        elif old != new:
+            out.append(f"{key} {old} there, {new} now")
+    return out
+
+
 def check_out_dir(cfg: TournamentConfig, out_dir, *, resume: bool) -> dict | None:
     """Check before any play that ``out_dir`` may take the run ``cfg``; returns the
     manifest already there (``None`` for a fresh folder). Raises :class:`RunFolderError`
@@ -205,9 +222,7 @@ def check_out_dir(cfg: TournamentConfig, out_dir, *, resume: bool) -> dict | Non
                 f"{out} holds tournament results ({', '.join(found)}) but no {MANIFEST}, so "
                 f"their settings are unknown; choose another output folder or move them away")
         return None
-    new = cfg.settings()
-    differ = [f"{k} {old['settings'].get(k)!r} there, {new[k]!r} now"
-              for k in IDENTITY if old["settings"].get(k) != new[k]]
+    differ = _identity_differences(old["settings"], cfg.settings())
     if differ:
         raise RunFolderError(f"{out} holds another run ({'; '.join(differ)}); choose another "
                              f"output folder (by default each run's settings get their own)")

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import importlib.util
+import re
+import shutil
+import subprocess
+
 import numpy as np
 import pytest
+
+import experiments.provenance
 
 from experiments.stats import bootstrap_ci, bradley_terry, rating_intervals, wilson_interval
 from experiments.tournament import (
@@ -122,6 +129,28 @@ def test_manifest_records_settings_and_sessions(tmp_path):
         "mountain-rummy tournament --variant gin --schedule ladder --agents random greedy "
         f"search:budget=4 --deals 3 --search-deals 1 --seed 5 --workers 1 --out {tmp_path} "
         "--options '{\"knock_card\": 8}'")
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="no git")
+def test_the_commit_is_this_clones_or_unknown(tmp_path):
+    assert re.fullmatch(r"[0-9a-f]{40}(\+dirty)?|unknown", experiments.provenance.git_commit())
+
+    def commit_seen_from(path):
+        path.parent.mkdir(parents=True)
+        shutil.copy(experiments.provenance.__file__, path)
+        spec = importlib.util.spec_from_file_location("provenance_copy", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module.git_commit()
+
+    assert commit_seen_from(tmp_path / "plain" / "experiments" / "provenance.py") == "unknown"
+    other = tmp_path / "project"  # installed into a venv inside some other git repository
+    other.mkdir()
+    subprocess.run(["git", "init", "-q", str(other)], check=True)
+    subprocess.run(["git", "-C", str(other), "-c", "user.name=t", "-c", "user.email=t@t",
+                    "commit", "-q", "--allow-empty", "-m", "other"], check=True)
+    assert commit_seen_from(other / "venv" / "site-packages" / "experiments" / "provenance.py") \
+        == "unknown"
 
 
 def test_the_default_folder_is_one_per_run_identity():

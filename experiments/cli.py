@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 
 
 def _positive(text):
@@ -54,27 +55,41 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    t = sub.add_parser("tournament", help="round-robin of agents on duplicate deals",
-                       description="Round-robin of agents on duplicate deals (each deal played "
-                                   "twice with seats swapped); prints the result table and "
-                                   "writes results.jsonl, report.md, pairs.csv, ratings.csv "
-                                   "and ratings.png to --out.")
+    t = sub.add_parser(
+        "tournament", help="round-robin or ladder of agents on duplicate deals",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Agents play each other on duplicate deals (each deal played twice with the\n"
+                    "seats swapped, so the luck of the cards cancels out). Prints the report and\n"
+                    "writes it to a folder of its own.",
+        epilog="schedules:\n" + "".join(
+            textwrap.fill(text, 78, initial_indent=f"  {name:13s}", subsequent_indent=" " * 15)
+            + "\n" for name, text in SCHEDULES.items()) +
+        "\noutputs (in --out):\n"
+        "  manifest.json  the settings; date, command, version, commit of each session\n"
+        "  results.jsonl  one line per finished deal (a rerun plays only missing deals)\n"
+        "  report.md      the settings, then the pair and rating tables with their marks\n"
+        "  pairs.csv, ratings.csv, ratings.png\n"
+        "                 the same tables as data and as a plot")
     t.add_argument("--agents", nargs="+", default=list(DEFAULT_AGENTS), metavar="SPEC",
                    help="agent specs, space separated (default: %(default)s)")
     t.add_argument("--variant", choices=variants, default="mountain",
                    help="game to play (default: %(default)s)")
-    t.add_argument("--schedule", choices=SCHEDULES, default="round-robin",
-                   help="round-robin: every pair; ladder: each agent against the next one in "
-                        "--agents only (default: %(default)s)")
+    t.add_argument("--schedule", choices=list(SCHEDULES), default="round-robin",
+                   help="which pairs play, see below (default: %(default)s)")
     t.add_argument("--deals", type=_positive, default=60, help="deals per pair (default: 60)")
     t.add_argument("--search-deals", type=_nonneg, default=8,
                    help="deals for pairs with a search agent; 0 = same as --deals (default: 8)")
     t.add_argument("--workers", type=_positive, default=2, help="worker processes (default: 2)")
-    t.add_argument("--out", default="runs/tournament", help="output folder (default: %(default)s)")
+    t.add_argument("--out", default=None,
+                   help="output folder (default: runs/tournament/VARIANT-SCHEDULE-HASH, where "
+                        "HASH names the variant, rules options, agents, schedule and seed, so "
+                        "each such run has its own folder); a folder holding another run is "
+                        "refused")
     t.add_argument("--seed", type=_nonneg, default=0, help="first deal seed (default: 0)")
     t.add_argument("--resume", action=argparse.BooleanOptionalAction, default=True,
-                   help="keep finished deals in --out and play only the missing ones "
-                        "(default: on; --no-resume starts afresh)")
+                   help="when --out holds this same run (same variant, rules options, agents, "
+                        "schedule and seed; deal counts may grow), play only its missing deals "
+                        "(default: on; --no-resume replays it from scratch)")
     t.add_argument("--options", type=_options, default={},
                    help="variant options as JSON, e.g. '{\"num_jokers\": 1}'")
     t.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -106,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_tournament(args) -> int:
     from agents import AgentSpecError, make_agent
     from experiments.tournament import (
-        TournamentConfig, markdown_table, run_tournament, summarise, write_report)
+        RunFolderError, TournamentConfig, check_out_dir, run_tournament, summarise, write_report)
     from mountain_rummy_env.records import RecordError, make_variant
 
     if len(set(args.agents)) != len(args.agents) or len(args.agents) < 2:
@@ -124,11 +139,17 @@ def cmd_tournament(args) -> int:
                            slow_deals=args.search_deals or None, seed=args.seed,
                            workers=args.workers, variant=args.variant,
                            variant_options=dict(args.options), schedule=args.schedule)
-    rows = run_tournament(cfg, args.out, resume=args.resume, progress=not args.no_progress)
+    out = args.out or cfg.default_out()
+    try:
+        check_out_dir(cfg, out, resume=args.resume)
+        print(f"tournament into {out} (its manifest.json states the settings)", flush=True)
+        rows = run_tournament(cfg, out, resume=args.resume, progress=not args.no_progress)
+    except RunFolderError as err:
+        raise SystemExit(f"error: {err}")
     pairs, ratings = summarise(rows, cfg.agents)
-    paths = write_report(pairs, ratings, args.out)
-    print(markdown_table(pairs, ratings))
-    print(f"\nwritten: {', '.join(str(p) for p in paths.values())}")
+    paths = write_report(pairs, ratings, out)
+    print(paths["report"].read_text())
+    print(f"written: {', '.join(str(p) for p in paths.values())}")
     return 0
 
 

@@ -1,8 +1,17 @@
-"""Statistics for tournaments: bootstrap confidence intervals and Bradley-Terry ratings."""
+"""Statistics for tournaments: bootstrap and Wilson confidence intervals, Bradley-Terry ratings."""
 
 from __future__ import annotations
 
+from statistics import NormalDist
+
 import numpy as np
+
+# Below this many items a percentile-bootstrap interval of a mean is too narrow to read as
+# 95%: it is about mean +- 1.96 * (plug-in sd) / sqrt(n), where an exact interval for normal
+# data needs Student's t on n - 1 degrees of freedom. Its coverage for normal data is 93.6%
+# at 30 items, 92.9% at 20, 89.1% at 8 and 84.6% at 5, and lower for skewed data such as
+# hand-point margins. 30 is where the shortfall stops mattering next to the interval itself.
+MIN_BOOTSTRAP_ITEMS = 30
 
 
 def bootstrap_ci(values, *, n_boot: int = 2000, alpha: float = 0.05, rng=None):
@@ -15,6 +24,20 @@ def bootstrap_ci(values, *, n_boot: int = 2000, alpha: float = 0.05, rng=None):
     means = x[idx].mean(axis=1)
     lo, hi = np.quantile(means, [alpha / 2, 1 - alpha / 2])
     return float(x.mean()), float(lo), float(hi)
+
+
+def wilson_interval(successes: float, n: int, *, alpha: float = 0.05) -> tuple[float, float]:
+    """Wilson score ``1 - alpha`` interval of a proportion: ``successes`` out of ``n`` (a tie
+    may count half). Unlike a bootstrap it stays honest at the edges: 0 of 20 gives
+    (0, 0.161), not (0, 0)."""
+    if n <= 0:
+        return float("nan"), float("nan")
+    z = NormalDist().inv_cdf(1 - alpha / 2)
+    p = successes / n
+    z2n = z * z / n
+    centre = (p + z2n / 2) / (1 + z2n)
+    half = z / (1 + z2n) * np.sqrt(p * (1 - p) / n + z2n / (4 * n))
+    return float(max(0.0, centre - half)), float(min(1.0, centre + half))
 
 
 def bradley_terry(wins: np.ndarray, *, iters: int = 2000, tol: float = 1e-10,

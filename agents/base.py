@@ -35,6 +35,10 @@ class Agent:
     def act(self, view, mask: np.ndarray) -> int:  # pragma: no cover - interface
         raise NotImplementedError
 
+    def check_variant(self, variant: str) -> None:
+        """Raise :class:`AgentSpecError` if this agent cannot play the variant named
+        ``variant`` (default: it plays them all); :func:`make_agent` asks before play."""
+
     def action_probabilities(self, view, mask: np.ndarray) -> np.ndarray:
         """Probability of each action id (default: all mass on :meth:`act`'s choice)."""
         probs = np.zeros(len(mask), dtype=np.float64)
@@ -212,6 +216,8 @@ def make_agent(spec: str, seed=None, variant: str | None = None, **kwargs) -> Ag
     try:
         if entry.factory is not None:
             agent = entry.factory(seed=seed, **params, **kwargs)
+            if variant is not None:
+                agent.check_variant(variant)          # e.g. a policy trained on another game
         else:
             agent = ByVariant(name, entry.strategies, seed, params, kwargs)
             if variant is not None:

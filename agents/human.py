@@ -46,8 +46,22 @@ class HumanAgent(Agent):
             self.say(f"taken this turn (may not be discarded): {deck.cards_text(view.taken)}")
         if view.obligation >= 0:
             self.say(f"you must meld or lay off {deck.card_text(view.obligation)} this turn")
-        self.say("legal moves: " + "; ".join(f"[{k}] {v.action_text(int(a))}"
+        self.say("legal moves: " + "; ".join(f"[{k}] {self.move_text(view, a)}"
                                              for k, a in enumerate(legal)))
+
+    @staticmethod
+    def move_text(view, action: int) -> str:
+        """The action's text, with ``XX=7H`` for a face a joker would fill (one that is
+        neither in the hand nor on the table): the face is a declaration, not a card."""
+        v = view.variant
+        text = v.action_text(action)
+        if v.deck.num_jokers == 0 or v.action_family(action) not in ("meld", "regroup", "layoff"):
+            return text
+        natural = {v.deck.card_text(c) for c in view.hand}
+        natural.update(t for m in view.melds for t in m["text"])
+        verb, *words = text.split()                 # faces, and a layoff's slot ``m3``
+        return " ".join([verb] + [w if w in natural or w.startswith("m") else f"XX={w}"
+                                  for w in words])
 
     def act(self, view, mask) -> int:
         v = view.variant
@@ -58,6 +72,7 @@ class HumanAgent(Agent):
             self.stdout.flush()
             line = self.stdin.readline()
             if line == "":
+                self.say()                      # end the prompt's line
                 raise EOFError("input ended while waiting for a move")
             text = line.strip()
             if not text:
@@ -65,7 +80,7 @@ class HumanAgent(Agent):
             if text in ("?", "help"):
                 self.render(view, legal)
                 continue
-            if text.isdigit():
+            if text.lstrip("+-").isdigit():
                 k = int(text)
                 if 0 <= k < len(legal):
                     return legal[k]

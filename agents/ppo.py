@@ -1,7 +1,9 @@
 """``ppo``: a policy network trained by ``experiments/train_ppo.py`` (MaskablePPO).
 
-Spec: ``ppo:path=runs/ppo/mountain/policy.pt`` (greedy: the most probable legal action) or
-``ppo:path=...,sample=1`` (samples from the masked policy with the agent's seeded generator).
+Spec: ``ppo:policy=mountain`` (a shipped policy, package data in ``agents/policies/``:
+:func:`shipped_policies`, ``mountain-rummy agents`` lists them) or
+``ppo:path=runs/ppo/mountain/policy.pt`` (a checkpoint file); greedy: the most probable legal
+action, ``...,sample=1`` samples from the masked policy with the agent's seeded generator.
 
 The agent encodes its :class:`~mountain_rummy_env.game.PlayerView`'s game state with the
 shared observation encoder (:func:`mountain_rummy_env.envs.observation.encode_observations`)
@@ -28,10 +30,10 @@ chooses from (:func:`advise`).
 ``state_dict`` holds the actor only: ``body.{0,2,..}.weight/bias`` (Linear layers with the
 activation between them) and ``head.weight/bias`` (the logits; hinted: and
 ``head.hint_weight``, with slots ``head.slot_net.weight/bias``); the weights may be float16
-(``policies/ship.py`` halves shipped files that way) and are cast to float32 on load. A
+(``experiments/ship_policy.py`` halves shipped files that way) and are cast to float32 on load. A
 sidecar ``.json`` with the same metadata (no weights) is written next to it for humans. Missing, corrupt or
-wrong-variant files raise :class:`CheckpointError` with the reason (wrong variant on the first
-``act``, when the game is known). torch is imported only when a checkpoint is loaded.
+wrong-variant files raise :class:`CheckpointError` with the reason (a policy of another variant
+when ``make_agent`` is given the variant, other options on the first ``act``). torch is imported only when a checkpoint is loaded.
 """
 
 from __future__ import annotations
@@ -53,6 +55,25 @@ _META_KEYS = ("variant", "variant_options", "observation_size", "num_actions", "
 
 class CheckpointError(AgentSpecError):
     """A policy checkpoint that is missing, corrupt, or made for another variant."""
+
+
+POLICY_DIR = Path(__file__).resolve().parent / "policies"
+
+
+def shipped_policies() -> dict[str, dict]:
+    """The policies shipped with the package, by name (``ppo:policy=NAME``): the metadata
+    of each ``agents/policies/NAME.pt``, read from its ``.json`` sidecar."""
+    return {pt.stem: json.loads(pt.with_suffix(".json").read_text())
+            for pt in sorted(POLICY_DIR.glob("*.pt"))}
+
+
+def policy_path(name: str) -> Path:
+    """The checkpoint file of the shipped policy ``name``."""
+    path = POLICY_DIR / f"{name}.pt"
+    if not path.is_file():
+        raise CheckpointError(f"no shipped policy {name!r}; shipped: "
+                              f"{', '.join(shipped_policies()) or 'none'}")
+    return path
 
 
 @functools.cache
@@ -229,8 +250,10 @@ class PPOAgent(Agent):
         super().__init__(seed)
         if actor is None:
             if not path:
-                raise CheckpointError("the ppo agent needs a checkpoint: ppo:path=FILE.pt")
+                raise CheckpointError("the ppo agent needs a checkpoint: ppo:policy=NAME "
+                                      "(shipped) or ppo:path=FILE.pt")
             actor, meta = load_policy(path)
+        self.path = str(path) if path else None
         self.actor, self.meta = actor, dict(meta or {})
         self.guard = GUARDS[self.meta.get("guard") or "none"]
         self.hint = HINTS[self.meta.get("hint") or "none"]
@@ -242,6 +265,12 @@ class PPOAgent(Agent):
     def reset(self) -> None:
         if self.adviser is not None:
             self.adviser.reset()
+
+    def check_variant(self, variant: str) -> None:
+        want = self.meta.get("variant")
+        if want is not None and want != variant:
+            raise CheckpointError(f"policy {self.path or '(given actor)'} plays {want!r}, "
+                                  f"not {variant!r}")
 
     def _check(self, variant) -> None:
         from mountain_rummy_env.envs.observation import observation_size
@@ -308,7 +337,11 @@ class PPOAgent(Agent):
         return a
 
 
-@register("ppo", {"path": str, "sample": int},
-          "MaskablePPO policy from experiments/train_ppo.py; path=checkpoint .pt, sample=1 samples")
-def _make_ppo(seed=None, path: str = "", sample: int = 0):
-    return PPOAgent(seed=seed, path=path, sample=sample)
+@register("ppo", {"policy": str, "path": str, "sample": int},
+          "MaskablePPO policy: policy=NAME one shipped with the package (listed below), "
+          "path=a checkpoint .pt from experiments/train_ppo.py; sample=1 samples")
+def _make_ppo(seed=None, policy: str = "", path: str = "", sample: int = 0):
+    if bool(policy) == bool(path):
+        raise CheckpointError("the ppo agent needs one checkpoint: ppo:policy=NAME (shipped: "
+                              f"{', '.join(shipped_policies()) or 'none'}) or ppo:path=FILE.pt")
+    return PPOAgent(seed=seed, path=policy_path(policy) if policy else path, sample=sample)

@@ -95,7 +95,13 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     p = sub.add_parser("play", help="play a hand or a game between two agents (or you)",
-                       description="Play between two agents and print a readable log.")
+                       description="Play between two agents and print a readable log. With a "
+                                   "human seat the log names only the cards that seat may know "
+                                   "(the opponent's hand size, not its cards; 'draw stock' "
+                                   "without the card; face-down cards hidden) until the "
+                                   "end-of-hand reveal; the saved --record holds everything. "
+                                   "If input ends or play is interrupted, --record keeps the "
+                                   "unfinished game.")
     p.add_argument("--p0", default="human", metavar="SPEC", help="seat 0 (default: human)")
     p.add_argument("--p1", default="search:budget=200", metavar="SPEC",
                    help="seat 1 (default: %(default)s)")
@@ -108,12 +114,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--variant", choices=variants, default="mountain",
                    help="game to play (default: %(default)s)")
     p.add_argument("--options", type=_options, default={}, help="variant options as JSON")
+    p.add_argument("--reveal", action="store_true",
+                   help="debugging: print every card (the opponent's hand and draws, face-down "
+                        "cards) even when a human plays; without it a human seat is shown only "
+                        "what it may know, two humans only what is public")
 
     r = sub.add_parser("replay", help="replay a saved JSON game record and print its log",
                        description="Replay a JSON game record; fails if it does not replay.")
     r.add_argument("file", help="game record (JSON) written by 'play --record'")
 
-    sub.add_parser("agents", help="list the agent specs", description="List agent specs.")
+    sub.add_parser("agents", help="list the agent specs and the shipped policies",
+                   description="List the agent specs, and the policies shipped with the "
+                               "package with the variant each plays.")
     add_luck_skill_parser(sub)
     return parser
 
@@ -153,10 +165,37 @@ def cmd_tournament(args) -> int:
     return 0
 
 
+def _check_record_path(path) -> None:
+    """Fail now, before any play, unless ``path`` can be written (a missing folder, a
+    folder's name, no permission); a file this check creates is removed again."""
+    from pathlib import Path
+
+    target = Path(path)
+    existed = target.exists()
+    try:
+        with open(target, "a"):
+            pass
+    except OSError as err:
+        raise _cannot_write(path, err)
+    if not existed:
+        target.unlink()
+
+
+def _log_viewer(specs: list[str], reveal: bool):
+    """Whose knowledge the printed log keeps to: the human's seat; with two humans (hot
+    seat) only what is public; with none, or ``--reveal``, everything (``None``)."""
+    from agents import parse_spec
+    from mountain_rummy_env.records import PUBLIC
+
+    humans = [seat for seat, spec in enumerate(specs) if parse_spec(spec)[0] == "human"]
+    if reveal or not humans:
+        return None
+    return humans[0] if len(humans) == 1 else PUBLIC
+
+
 def cmd_play(args) -> int:
     from agents import AgentSpecError, make_agent
-    from mountain_rummy_env import player_view
-    from mountain_rummy_env.core.state import EVENT_GAME_OVER, EVENT_NONE
+    from experiments.play import play_recorded
     from mountain_rummy_env.records import Recorder, RecordError, make_variant
 
     options = dict(args.options)
@@ -167,33 +206,45 @@ def cmd_play(args) -> int:
         variant = make_variant(args.variant, options)
     except (RecordError, ValueError, TypeError) as err:
         raise SystemExit(f"error: bad variant options: {err}")
+    specs = [args.p0, args.p1]
     try:
         agents = [make_agent(spec, seed=None if args.seed is None else args.seed + seat,
                              variant=args.variant)
-                  for seat, spec in enumerate((args.p0, args.p1))]
+                  for seat, spec in enumerate(specs)]
     except AgentSpecError as err:
         raise SystemExit(f"error: {err}")
-    seed = args.seed if args.seed is not None else int.from_bytes(__import__("os").urandom(4), "little")
-    rec = Recorder(variant, seed, players=[args.p0, args.p1])
-    game = rec.game
-    print(rec.log[0])
-    shown = 1
-    for a in agents:
-        a.reset()
-    while not game.done(0):
-        p = game.current_player(0)
-        action = agents[p].act(player_view(game, 0, p), game.masks[0])
-        event = rec.play(int(action))
-        for line in rec.log[shown:]:
-            print(line)
-        shown = len(rec.log)
-        if event not in (EVENT_NONE, EVENT_GAME_OVER) and not game.done(0):
-            for a in agents:
-                a.reset()
     if args.record:
-        rec.record.save(args.record)
-        print(f"record saved to {args.record}")
+        _check_record_path(args.record)
+    seed = args.seed if args.seed is not None else int.from_bytes(__import__("os").urandom(4), "little")
+    rec = Recorder(variant, seed, players=specs, viewer=_log_viewer(specs, args.reveal))
+    try:
+        play_recorded(rec, agents)
+    except (EOFError, AgentSpecError, KeyboardInterrupt) as stop:
+        print(rec.stop())
+        kept = _save_record(rec, args.record)
+        if isinstance(stop, KeyboardInterrupt):
+            print(kept, file=sys.stderr)
+            raise
+        why = "input ended during play" if isinstance(stop, EOFError) else str(stop)
+        raise SystemExit(f"error: {why}; {kept}")
+    if args.record:
+        print(_save_record(rec, args.record))
     return 0
+
+
+def _save_record(rec, path) -> str:
+    """Save the record to ``path`` (if given); says what was kept."""
+    if not path:
+        return "no record kept (no --record)"
+    try:
+        rec.record.save(path)
+    except OSError as err:
+        raise _cannot_write(path, err)
+    return f"{'unfinished ' if rec.record.unfinished else ''}record saved to {path}"
+
+
+def _cannot_write(path, err: OSError) -> SystemExit:
+    return SystemExit(f"error: cannot write --record {path}: {err.strerror}")
 
 
 def cmd_replay(args) -> int:
@@ -210,9 +261,15 @@ def cmd_replay(args) -> int:
 
 def cmd_agents(args) -> int:
     from agents import registered
+    from agents.ppo import shipped_policies
 
     for name, text in registered().items():
         print(f"{name:8s} {text}")
+    print("\nshipped policies (spec ppo:policy=NAME):")
+    for name, meta in shipped_policies().items():
+        arch = "-".join(str(n) for n in (meta["observation_size"], *meta["net_arch"], meta["num_actions"]))
+        print(f"  {name:10s} plays {meta['variant']}: {arch} {meta['activation']} actor, "
+              f"{meta.get('env_steps', '?')} PPO steps")
     return 0
 
 
@@ -232,7 +289,8 @@ def add_luck_skill_parser(sub) -> None:
                     help="comma-separated variants; unavailable ones are reported as such "
                          "(default: %(default)s)")
     ls.add_argument("--ladder", nargs="+", default=list(DEFAULT_LADDER), metavar="SPEC",
-                    help="agent ladder (default: %(default)s; 'ppo' is added when available)")
+                    help="agent ladder (default: %(default)s; the shipped 'ppo:policy=mountain' is "
+                         "added when torch is available)")
     ls.add_argument("--quick", action="store_true",
                     help="small sizes that run in a few minutes (first look, wide intervals)")
     ls.add_argument("--deals", type=_positive, default=None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mountain_rummy_env import Game, player_view
-from mountain_rummy_env.core.state import EVENT_NONE
+from mountain_rummy_env.core.state import EVENT_GAME_OVER, EVENT_NONE
 
 
 @dataclass
@@ -41,3 +41,28 @@ def play_hand(game: Game, agents, *, seed=None, deck=None, dealer=None, log=None
         if event != EVENT_NONE:
             h = game.summary(0)
             return HandResult(h.hand_points, h.winner, h.end, h.ender, steps)
+
+
+def play_recorded(rec, agents, out=print) -> None:
+    """Play the game of ``rec`` (a :class:`~mountain_rummy_env.records.Recorder`) to its end
+    with ``agents[p]`` in seat ``p``, passing each line of ``rec.view_log`` to ``out`` as it
+    is written (the deal first). Agents are reset at every new hand."""
+    game = rec.game
+    shown = 0
+
+    def show():
+        nonlocal shown
+        for line in rec.view_log[shown:]:
+            out(line)
+        shown = len(rec.view_log)
+
+    show()
+    for a in agents:
+        a.reset()
+    while not game.done(0):
+        p = game.current_player(0)
+        event = rec.play(int(agents[p].act(player_view(game, 0, p), game.masks[0])))
+        show()
+        if event not in (EVENT_NONE, EVENT_GAME_OVER):
+            for a in agents:
+                a.reset()

@@ -51,7 +51,7 @@ One readable file in the CleanRL spirit: every hyper-parameter is a flag (``--he
 
     python -m experiments.train_ppo --variant mountain --total-steps 2000000 --run-dir runs/ppo/mountain
     python -m experiments.train_ppo --bc-teacher rules --bc-hands 8000 --bc-dagger 1 ...  # warm start
-    (the command of the shipped policies/mountain_ppo.pt: docs/training.md)
+    (the command of the shipped agents/policies/mountain.pt: docs/training.md)
     tensorboard --logdir runs/ppo/mountain/tb
 """
 

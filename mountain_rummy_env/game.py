@@ -248,14 +248,21 @@ class Game:
         other._scratch = np.zeros_like(self._scratch)
         return other
 
-    def describe(self, index: int, action: int, before: np.void) -> str:
+    def describe(self, index: int, action: int, before: np.void, viewer: int | None = None) -> str:
         """Readable form of ``action`` just played in game ``index`` from state ``before``,
-        naming the cards it moved (``meld 5H 6H XX=7H``, ``take 7H (+ 9C QS)``)."""
+        naming the cards it moved (``meld 5H 6H XX=7H``, ``take 7H (+ 9C QS)``).
+
+        ``viewer`` limits the text to what that seat may know: another player's stock draw
+        reads ``draw stock`` and a face-down discard ``(face down)`` without the card
+        (``None``: everything; a number no seat has, e.g. -1: only what is public)."""
         v = self.variant
         text = v.action_text(action)
         after = self.states[index]
         family = v.action_family(action)
+        sees = viewer is None or viewer == int(before["current"])
         if family == "draw":
+            if not sees:
+                return text
             drawn = [c for c in range(v.deck.num_cards)
                      if before["loc"][c] == LOC_STOCK and after["loc"][c] != LOC_STOCK]
             return f"draw stock ({v.deck.cards_text(drawn)})"
@@ -281,6 +288,8 @@ class Game:
         if family in ("knock", "base_camp"):
             gone = [c for c in range(v.deck.num_cards)
                     if after["loc"][c] == LOC_FACEDOWN and before["loc"][c] != LOC_FACEDOWN]
+            if not sees and (gone or family == "base_camp"):
+                return f"{family.replace('_', ' ')} (face down)"
             return f"{text} ({v.deck.cards_text(gone)} face down)" if family == "base_camp" else text
         return text
 

@@ -1,10 +1,15 @@
 """Game records (JSON) that replay to the identical result, and readable hand logs.
 
 A record holds the variant and its options, the seed, the first deal's deck order and
-dealer, every action in canonical text and the result. Later hands of a multi-hand game are
-dealt by the game's own seeded generator, so the seed and the first deck fix every deal;
-each hand's deck order is stored too, for readers. :func:`replay` re-plays the actions and
+dealer, every action in canonical text and the result; ``unfinished`` marks a record saved
+before the game ended (the player's input ended or play was interrupted). Later hands of a
+multi-hand game are dealt by the game's own seeded generator, so the seed and the first deck
+fix every deal; each hand's deck order is stored too, for readers. :func:`replay` re-plays the actions and
 raises :class:`RecordError` if anything -- a field, an action, the result -- does not fit.
+
+Logs come in two kinds: the full log (every card, what a record replays to) and a seat's log
+(``viewer``), which names only the cards that seat may know -- the same knowledge its
+observation holds -- until the end-of-hand reveal shows the hands, as at a real table.
 """
 
 from __future__ import annotations
@@ -13,13 +18,16 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from .cards import CardError
 from .config import ConfigError
-from .core.state import EVENT_NONE
+from .core.state import EVENT_NONE, LOC_FACEDOWN
 from .game import Game, IllegalActionError
 from .variant import ActionError, Variant
 
 FORMAT = "mountain-rummy-record/1"
+PUBLIC = -1  # a log viewer who holds no seat: sees only what every player sees (hot seat)
 
 
 class RecordError(ValueError):
@@ -56,6 +64,7 @@ class GameRecord:
     hand_decks: list[str] = field(default_factory=list)
     result: dict = field(default_factory=dict)
     players: list[str] = field(default_factory=list)
+    unfinished: bool = False
     format: str = FORMAT
 
     def to_json(self) -> str:
@@ -83,6 +92,8 @@ class GameRecord:
             raise RecordError("game record 'actions' must be a list of action texts")
         if not isinstance(data["config"], dict):
             raise RecordError("game record 'config' must be an object of variant options")
+        if not isinstance(data.get("unfinished", False), bool):
+            raise RecordError("game record 'unfinished' must be true or false")
         return cls(**data)
 
     @classmethod
@@ -101,9 +112,14 @@ def _result(game: Game) -> dict:
 
 
 class Recorder:
-    """Plays one game and records it: ``rec = Recorder(variant, seed); rec.play(a); rec.record``."""
+    """Plays one game and records it: ``rec = Recorder(variant, seed); rec.play(a); rec.record``.
 
-    def __init__(self, variant: Variant, seed: int, *, deck=None, dealer=None, players=()):
+    ``rec.log`` is the full log; ``rec.view_log`` the log as ``viewer`` may see it (a seat,
+    :data:`PUBLIC`, or ``None``: the full log itself).
+    """
+
+    def __init__(self, variant: Variant, seed: int, *, deck=None, dealer=None, players=(),
+                 viewer: int | None = None):
         self.game = Game(variant, 1)
         self.game.reset(seed=seed, deck=deck, dealer=dealer)
         s = self.game.states[0]
@@ -111,7 +127,11 @@ class Recorder:
             variant=variant.name, config=asdict(variant.config), seed=int(seed),
             dealer=int(s["dealer"]), deck=variant.deck.cards_text(s["deck"]),
             hand_decks=[variant.deck.cards_text(s["deck"])], players=list(players))
-        self.log: list[str] = [deal_line(self.game)]
+        self.viewer = viewer
+        self.log: list[str] = []
+        self.view_log: list[str] = self.log if viewer is None else []
+        self._one_hand: Game | None = None
+        self._write(lambda who: deal_line(self.game, viewer=who))
 
     def play(self, action) -> int:
         """Play ``action`` (id or text); returns the step's event code."""
@@ -120,31 +140,73 @@ class Recorder:
         if isinstance(action, str):
             action = variant.parse_action(action)
         before = game.states[0].copy()
+        mask = game.masks[0].copy()
         player = game.current_player(0)
         event = game.step_one(0, action)
         self.record.actions.append(variant.action_text(action))
-        self.log.append(f"P{player}: {game.describe(0, action, before)}")
+        ended = game if event == EVENT_NONE or game.done(0) else self._hand_end(before, mask, action)
+        self._write(lambda who: f"P{player}: {ended.describe(0, action, before, who)}")
         if event != EVENT_NONE:
-            self.log.extend(hand_result_lines(game))
+            self._write(lambda who: hand_result_lines(ended))
             self.record.result = _result(game)
             if not game.done(0):
                 self.record.hand_decks.append(variant.deck.cards_text(game.states[0]["deck"]))
-                self.log.append(deal_line(game))
+                self._write(lambda who: deal_line(game, viewer=who))
         return event
 
+    def stop(self) -> str:
+        """Mark the record unfinished (the game stops before its end) and log where it stopped."""
+        self.record.unfinished = True
+        line = (f"Hand {int(self.game.states[0]['hand_no']) + 1} is unfinished after "
+                f"{len(self.record.actions)} actions.")
+        self._write(lambda who: line)
+        return line
 
-def deal_line(game: Game, index: int = 0) -> str:
+    def _write(self, lines_for) -> None:
+        """Append ``lines_for(None)`` (a line or a list) to the full log and, with a viewer,
+        ``lines_for(viewer)`` to the viewer's log."""
+        logs = [(self.log, None)] + ([] if self.view_log is self.log else [(self.view_log, self.viewer)])
+        for log, who in logs:
+            lines = lines_for(who)
+            log.extend([lines] if isinstance(lines, str) else lines)
+
+    def _hand_end(self, before, mask, action) -> Game:
+        """The position where the hand just ended. In a game episode the engine deals the
+        next hand within the same step, so the last action is played again on a copy whose
+        variant stops at the end of the hand (for the reveal and the last move's text)."""
+        if self._one_hand is None:
+            v = self.game.variant
+            self._one_hand = Game(make_variant(v.name, {**asdict(v.config), "episode": "hand"}), 1)
+        self._one_hand.states[0] = before
+        self._one_hand.masks[0] = mask
+        self._one_hand.step_one(0, action)
+        return self._one_hand
+
+
+def deal_line(game: Game, index: int = 0, viewer: int | None = None) -> str:
+    """The deal: every hand, or for a ``viewer`` its own hand and the others' sizes."""
     s = game.states[index]
     deck = game.variant.deck
-    hands = "; ".join(f"P{p}: {deck.cards_text(game.hand(index, p))}"
-                      for p in range(game.variant.num_players))
+
+    def hand(p):
+        cards = game.hand(index, p)
+        return deck.cards_text(cards) if viewer is None or viewer == p else f"{len(cards)} cards"
+
+    hands = "; ".join(f"P{p}: {hand(p)}" for p in range(game.variant.num_players))
     up = deck.cards_text(game.discard_pile(index))
     return f"Hand {int(s['hand_no']) + 1}, dealer P{int(s['dealer'])}. {hands}. Up-card {up}."
 
 
 def hand_result_lines(game: Game, index: int = 0) -> list[str]:
+    """How the hand ended, the hands and face-down cards it ended with (shown to all) and
+    the scores; ``game`` holds the position where the hand ended."""
     h = game.summary(index)
-    lines = [f"Hand ends by {h.end} (P{h.ender})."]
+    deck = game.variant.deck
+    held = "; ".join(f"P{p} {deck.cards_text(game.hand(index, p)) or '(none)'}"
+                     for p in range(len(h.credit)))
+    facedown = np.flatnonzero(game.states[index]["loc"] == LOC_FACEDOWN)
+    lines = [f"Hand ends by {h.end} (P{h.ender}).",
+             f"  Hands: {held}." + (f" Face down: {deck.cards_text(facedown)}." if len(facedown) else "")]
     for p in range(len(h.credit)):
         lines.append(f"  P{p}: credit {h.credit[p]}, deadwood {h.deadwood[p]}, standard "
                      f"{h.standard_points[p]}, bonus {h.bonus[p]}, hand {h.hand_points[p]:+d}, "
@@ -161,8 +223,10 @@ def hand_result_lines(game: Game, index: int = 0) -> list[str]:
 def replay(record: GameRecord) -> tuple[Game, list[str]]:
     """Replay ``record``; returns the final game and its readable log.
 
-    Raises :class:`RecordError` when the options, deck or an action are invalid, or the
-    replay ends with a different result than the record states.
+    Raises :class:`RecordError` when the options, deck or an action are invalid, the replay
+    ends with a different result than the record states, or the actions stop before the
+    game ends in a record not marked ``unfinished`` (a cut-short record). The log of an
+    unfinished record ends by saying so.
     """
     try:
         variant = make_variant(record.variant, dict(record.config))
@@ -176,6 +240,13 @@ def replay(record: GameRecord) -> tuple[Game, list[str]]:
             rec.play(text)
         except (ActionError, IllegalActionError) as err:
             raise RecordError(f"action {i + 1} ({text!r}) does not replay: {err}") from err
+    if not rec.game.done(0):
+        stopped = rec.stop()
+        if not record.unfinished:
+            raise RecordError(f"the record is cut short: {stopped[0].lower()}{stopped[1:-1]} "
+                              "and not marked unfinished")
+    elif record.unfinished:
+        raise RecordError("the record is marked unfinished, yet its actions play the game to its end")
     if record.result and rec.record.result != record.result:
         raise RecordError(f"replay ends with {rec.record.result}, record says {record.result}")
     return rec.game, rec.log

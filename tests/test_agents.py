@@ -403,14 +403,16 @@ def test_search_rejects_bad_parameters(spec, error):
 def test_human_reads_moves_explains_errors_and_asks_again(variant):
     g = deal(variant, p0="5H 6H 7H " + JUNK0, p1=P1, up="8H")
     out = io.StringIO()
-    human = make_agent("human", stdin=io.StringIO("bogus\nmeld 5H 6H 7H\n99\ntake 8h\n"),
+    human = make_agent("human", stdin=io.StringIO("bogus\nmeld 5H 6H 7H\n99\n-1\ntake 8h\n"),
                        stdout=out)
     assert act_text(human, g) == "take 8H"
     text = out.getvalue()
     assert "your hand: " in text and "legal moves:" in text
     assert "cannot read 'bogus'" in text
     assert "'meld 5H 6H 7H' is not legal now" in text
-    assert "no move number 99" in text
+    legal = text.split("legal moves: ")[1].splitlines()[0].count("; ") + 1
+    for number in ("99", "-1"):
+        assert f"no move number {number}: choose 0..{legal - 1}" in text
 
 
 def test_human_accepts_a_move_number(variant):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import re
 
 import pytest
 
@@ -126,3 +128,118 @@ def test_play_record_and_replay(tmp_path, capsys):
     bad.write_text("{}")
     with pytest.raises(SystemExit, match="error"):
         main(["replay", str(bad)])
+
+
+# -- play with a human seat: its view, input that ends, the record --------------------------
+
+def play_human(monkeypatch, stdin, *extra):
+    """``play --p0 human --p1 greedy --seed 7`` with ``stdin`` as the keyboard."""
+    monkeypatch.setattr("sys.stdin", stdin)
+    return main(["play", "--p0", "human", "--p1", "greedy", "--seed", "7", *extra])
+
+
+def test_play_shows_the_human_only_its_own_cards(monkeypatch, capsys, tmp_path):
+    rec = tmp_path / "hand.json"
+    assert play_human(monkeypatch, io.StringIO("0\n" * 500), "--record", str(rec)) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].endswith("; P1: 13 cards. Up-card JD.")
+    hand = out[:out.index("Hand ends by")]
+    assert "P1: draw stock\n" in hand and "P1: draw stock (" not in hand
+    assert "  Hands: P0 " in out                                # the end-of-hand reveal
+    assert main(["replay", str(rec)]) == 0                      # the record holds every card
+    full = capsys.readouterr().out
+    assert "P1: draw stock (" in full and "P1: 13 cards" not in full.splitlines()[0]
+
+
+def test_play_reveal_prints_every_card(monkeypatch, capsys):
+    assert play_human(monkeypatch, io.StringIO("0\n" * 500), "--reveal") == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert "P1: 13 cards" not in first and first.count(" ") > 26
+
+
+def one_error_line(exc) -> str:
+    message = str(exc.value.code)
+    assert message.startswith("error: ") and "\n" not in message
+    return message
+
+
+def test_input_ending_saves_the_unfinished_record(monkeypatch, capsys, tmp_path):
+    rec = tmp_path / "cut.json"
+    with pytest.raises(SystemExit) as exc:
+        play_human(monkeypatch, io.StringIO("0\n0\n"), "--record", str(rec))
+    assert one_error_line(exc).endswith(f"input ended during play; unfinished record saved to {rec}")
+    data = json.loads(rec.read_text())
+    assert data["unfinished"] is True and data["actions"]
+    assert f"Hand 1 is unfinished after {len(data['actions'])} actions." in capsys.readouterr().out
+    assert main(["replay", str(rec)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == \
+        f"Hand 1 is unfinished after {len(data['actions'])} actions."
+    with pytest.raises(SystemExit) as exc:                      # nothing to keep: says so
+        play_human(monkeypatch, io.StringIO(""))
+    assert one_error_line(exc).endswith("no record kept (no --record)")
+
+
+def test_interrupt_saves_the_unfinished_record(monkeypatch, capsys, tmp_path):
+    class Keys:
+        lines = iter(["0\n", "0\n"])
+
+        def readline(self):
+            line = next(self.lines, None)
+            if line is None:
+                raise KeyboardInterrupt
+            return line
+
+    rec = tmp_path / "stopped.json"
+    assert play_human(monkeypatch, Keys(), "--record", str(rec)) == 130
+    assert f"unfinished record saved to {rec}" in capsys.readouterr().err
+    assert json.loads(rec.read_text())["unfinished"] is True
+
+
+def test_replaying_a_cut_short_record_says_so(tmp_path, capsys):
+    rec = tmp_path / "hand.json"
+    assert main(["play", "--p0", "greedy", "--p1", "greedy", "--seed", "3", "--record", str(rec)]) == 0
+    data = json.loads(rec.read_text())
+    data["actions"] = data["actions"][:5]
+    rec.write_text(json.dumps(data))
+    with pytest.raises(SystemExit) as exc:
+        main(["replay", str(rec)])
+    assert one_error_line(exc) == ("error: the record is cut short: hand 1 is unfinished after 5 "
+                                   "actions and not marked unfinished")
+
+
+@pytest.mark.parametrize("where", ["missing/hand.json", "folder", "file.txt/hand.json"])
+def test_record_path_is_checked_before_play(where, tmp_path, capsys):
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "file.txt").write_text("")
+    with pytest.raises(SystemExit) as exc:
+        main(["play", "--p0", "greedy", "--p1", "greedy", "--record", str(tmp_path / where)])
+    assert one_error_line(exc).startswith(f"error: cannot write --record {tmp_path / where}: ")
+    assert "Hand 1" not in capsys.readouterr().out               # nothing was played
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file.txt", "folder"]
+
+
+@pytest.mark.parametrize("argv", [
+    ["play", "--variant", "gin", "--p0", "ppo:policy=mountain", "--p1", "greedy"],
+    ["tournament", "--variant", "gin", "--agents", "ppo:policy=mountain", "greedy"],
+])
+def test_a_mountain_policy_on_gin_is_an_error_line(argv, tmp_path):
+    pytest.importorskip("torch")
+    with pytest.raises(SystemExit) as exc:
+        main(argv + (["--out", str(tmp_path)] if argv[0] == "tournament" else []))
+    assert "plays 'mountain', not 'gin'" in one_error_line(exc)
+
+
+def test_a_policy_on_other_options_is_an_error_line(tmp_path):
+    pytest.importorskip("torch")
+    rec = tmp_path / "hand.json"
+    with pytest.raises(SystemExit) as exc:
+        main(["play", "--p0", "ppo:policy=mountain", "--p1", "greedy", "--seed", "1",
+              "--options", '{"num_jokers": 1}', "--record", str(rec)])
+    assert "trained for variant 'mountain' (observation size 1809" in one_error_line(exc)
+
+
+def test_agents_lists_the_shipped_policies(capsys):
+    assert main(["agents"]) == 0
+    out = capsys.readouterr().out
+    assert "shipped policies (spec ppo:policy=NAME):" in out
+    assert re.search(r"^  mountain +plays mountain: 1809-256-256-1845 ", out, re.M)

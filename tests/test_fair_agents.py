@@ -15,7 +15,7 @@ from mountain_rummy_env.core.state import EVENT_NONE, LOC_STOCK
 
 VARIANTS = {"mountain": mountain_variant(), "gin": gin_variant()}
 SPECS = {"mountain": ["random", "greedy", "rules", "search:budget=8",
-                      "ppo:path=policies/mountain_ppo.pt"],
+                      "ppo:policy=mountain"],
          "gin": ["random", "greedy", "rules", "search:budget=8"]}
 
 

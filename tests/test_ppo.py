@@ -108,8 +108,12 @@ def test_missing_corrupt_and_foreign_checkpoints_fail_clearly(tmp_path):
     torch.save({"weights": torch.zeros(3)}, other)
     with pytest.raises(CheckpointError, match="not a PPO policy"):
         load_policy(other)
-    with pytest.raises(AgentSpecError, match="needs a checkpoint"):
+    with pytest.raises(AgentSpecError, match="needs one checkpoint"):
         make_agent("ppo")
+    with pytest.raises(AgentSpecError, match="needs one checkpoint"):
+        make_agent(f"ppo:policy=mountain,path={bad}")
+    with pytest.raises(AgentSpecError, match="no shipped policy 'chess'; shipped: mountain"):
+        make_agent("ppo:policy=chess")
 
 
 def test_truncated_checkpoint_fails_clearly(trained, tmp_path):
@@ -140,6 +144,8 @@ def test_wrong_variant_checkpoint_fails_clearly(tmp_path):
     mask[:] = 1   # force the network path
     with pytest.raises(CheckpointError, match="trained for variant 'gin'"):
         agent.act(view, mask)
+    with pytest.raises(AgentSpecError, match="plays 'gin', not 'mountain'"):   # before any play
+        make_agent(f"ppo:path={path}", variant="mountain")
     # inconsistent weights for the declared shapes
     blob = torch_load(path)
     blob["num_actions"] = n_act + 1
@@ -302,11 +308,11 @@ def test_guarded_vector_env_masks_held_placements_for_the_learner():
 
 # -- the shipped policy -----------------------------------------------------------------
 
-SHIPPED = Path(__file__).resolve().parents[1] / "policies" / "mountain_ppo.pt"
+SHIPPED = Path(__file__).resolve().parents[1] / "agents" / "policies" / "mountain.pt"
 
 
 def test_shipped_policy_loads_safely_and_is_small():
-    assert SHIPPED.is_file(), "policies/mountain_ppo.pt is missing"
+    assert SHIPPED.is_file(), "agents/policies/mountain.pt is missing"
     assert SHIPPED.stat().st_size < 5_000_000
     import torch
 
@@ -319,11 +325,11 @@ def test_shipped_policy_loads_safely_and_is_small():
 def test_shipped_policy_plays_legal_hands_and_beats_random():
     from experiments.tournament import play_deal
 
-    make_agent(f"ppo:path={SHIPPED}")      # the spec users type
+    make_agent(f"ppo:path={SHIPPED}")      # a file, as users give their own
     cfg = {"variant": "mountain", "variant_options": {}, "seed": 0}
-    row = play_deal(cfg, f"ppo:path={SHIPPED}", "greedy", 1)   # play_hand asserts legal moves
+    row = play_deal(cfg, "ppo:policy=mountain", "greedy", 1)   # play_hand asserts legal moves
     assert all(h["steps"] > 0 for h in row["hands"]) and row["outcome"] in (0.0, 0.5, 1.0)
-    margins = [play_deal(cfg, f"ppo:path={SHIPPED}", "random", 100 + d)["margin"] for d in range(10)]
+    margins = [play_deal(cfg, "ppo:policy=mountain", "random", 100 + d)["margin"] for d in range(10)]
     assert np.mean(margins) > 0, margins
 
 

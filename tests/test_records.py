@@ -71,3 +71,40 @@ def test_unreadable_record_file(tmp_path):
         GameRecord.load(bad)
     with pytest.raises(RecordError, match="cannot read"):
         GameRecord.load(tmp_path / "missing.json")
+
+
+def test_an_unfinished_record_replays_and_says_where_it_stops():
+    rec = Recorder(mountain_variant(), 4)
+    for _ in range(6):
+        rec.play(rec.game.legal_actions(0)[0])
+    assert rec.stop() == "Hand 1 is unfinished after 6 actions."
+    loaded = GameRecord.from_json(rec.record.to_json())
+    assert loaded.unfinished
+    game, log = replay(loaded)
+    assert log == rec.log and log[-1] == "Hand 1 is unfinished after 6 actions."
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda d: d.update(unfinished="yes"), "must be true or false"),
+    (lambda d: d.update(unfinished=True), "marked unfinished, yet its actions play the game"),
+    (lambda d: d.update(actions=d["actions"][:3]), "cut short: hand 1 is unfinished after 3"),
+])
+def test_unfinished_and_cut_short_records(mutate, message):
+    data = json.loads(play_random(mountain_variant(), 3).record.to_json())
+    mutate(data)
+    with pytest.raises(RecordError, match=message):
+        replay(GameRecord.from_json(json.dumps(data)))
+
+
+@pytest.mark.parametrize("seed", [2, 5])
+def test_a_game_shows_each_hand_as_it_ended(seed):
+    """In a game episode the step that ends a hand deals the next one; the log still shows
+    the last move and the hands as they ended: as the same hand played alone shows them."""
+    game = play_random(mountain_variant(episode="game", target_score=250), seed)
+    end = next(k for k, line in enumerate(game.log) if line.startswith("Hand ends by"))
+    alone = Recorder(mountain_variant(), seed)
+    for action in game.record.actions[:end - 1]:
+        alone.play(action)
+    assert alone.game.done(0)
+    assert game.log[:end + 2] == alone.log[:end + 2]      # moves, end, hands (and face down)
+    assert game.log[end + 1].startswith("  Hands: P0 ")

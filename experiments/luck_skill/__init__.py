@@ -20,24 +20,25 @@ from .runner import (
     DEFAULT_LADDER, LuckSkillConfig, agent_supported, collect, stored_rows, variant_available,
 )
 
+SHIPPED_PPO = "ppo:policy=mountain"
+
 __all__ = ["DEFAULT_LADDER", "LuckSkillConfig", "VariantStats", "analyse", "collect",
            "run_study", "variant_available", "agent_supported"]
 
 
 def _maybe_ppo(ladder: list[str]) -> list[str]:
-    """Add ``ppo`` to the ladder when such an agent is registered and builds without
-    arguments (the PPO policy is optional)."""
+    """Add the shipped PPO policy (``ppo:policy=mountain``) to a ladder without a ``ppo``
+    agent when it loads (it needs torch); variants it cannot play leave it out, as for any
+    agent (:func:`agent_supported`)."""
     if any(a.startswith("ppo") for a in ladder):
         return ladder
     try:
-        from agents import make_agent, registered
+        from agents import make_agent
 
-        if "ppo" in registered():
-            make_agent("ppo")
-            return ladder + ["ppo"]
+        make_agent(SHIPPED_PPO)
+        return ladder + [SHIPPED_PPO]
     except Exception:  # noqa: BLE001 - no usable PPO agent: leave it out
-        pass
-    return ladder
+        return ladder
 
 
 def _probe(cfg, variant, options, clair):

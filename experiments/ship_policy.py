@@ -1,10 +1,11 @@
-"""Copy a trained policy checkpoint into ``policies/`` with float16 weights (half the size).
+"""Ship a trained policy checkpoint with the package: a float16 copy (half the size) in
+``agents/policies/``, package data that ``ppo:policy=NAME`` loads by name.
 
-    python policies/ship.py runs/ppo/mountain_bc/best.pt policies/mountain_ppo.pt [--note TEXT]
+    python -m experiments.ship_policy runs/ppo/mountain_bc/best.pt agents/policies/mountain.pt [--note TEXT]
 
-The result is the same safe format as :mod:`agents.ppo` (plain values and tensors; load it with
-``ppo:path=policies/mountain_ppo.pt``); the loader casts the weights back to float32. A
-``.json`` sidecar with the metadata (no weights) is written next to it.
+The result is the same safe format as :mod:`agents.ppo` (plain values and tensors); the loader
+casts the weights back to float32. A ``.json`` sidecar with the metadata (no weights, plus the
+file's sha256) is written next to it; ``mountain-rummy agents`` lists it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import argparse
 import hashlib
 import json
 import os
-import sys
 from pathlib import Path
 
 
@@ -26,7 +26,6 @@ def main(argv=None) -> None:
     a = p.parse_args(argv)
     import torch
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from agents.ppo import load_policy
 
     load_policy(a.src)                                    # refuses anything but a policy file

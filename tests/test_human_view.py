@@ -1,0 +1,210 @@
+"""What ``mountain-rummy play`` prints to a human seat names only cards that seat may know.
+
+Whole hands are played through the loop the CLI uses (:func:`experiments.play.play_recorded`)
+with human agents whose keyboards are scripted: a greedy or random player types each move as
+its text or its number, with bad input now and then. Every text printed -- log lines and the
+human's prompts -- is checked at the moment it is printed against the seat's observation
+(``envs.observation``: a card is known unless it lies in the ``UNSEEN`` plane), up to the
+end-of-hand reveal. With two humans (hot seat) the log is checked against what both seats
+know and each prompt against its own seat.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from agents import make_agent
+from experiments.play import play_recorded
+from mountain_rummy_env import gin_variant, mountain_variant, player_view
+from mountain_rummy_env.core.state import LOC_TABLE
+from mountain_rummy_env.envs.observation import P_UNSEEN, encode_observations, observation_size
+from mountain_rummy_env.records import PUBLIC, Recorder
+
+# a card name: a natural card, a joker (``XX``, ``XX#2``) or a joker's declared face (``XX=7H``)
+CARD = re.compile(r"(?<![\w=#])(XX=[A2-9TJQK][CDHS]|XX(?:#\d)?|[A2-9TJQK][CDHS])(?!\w)")
+
+
+def known_cards(game, seats) -> np.ndarray:
+    """Per card id: whether every seat in ``seats`` knows it, by its observation."""
+    v = game.variant
+    n = v.deck.num_cards
+    obs = np.zeros((len(seats), observation_size(v)), np.float32)
+    encode_observations(np.repeat(game.states[:1], len(seats)), v.spec,
+                        np.array(seats, np.int64), obs)
+    return (obs[:, P_UNSEEN * n:(P_UNSEEN + 1) * n] == 0).all(axis=0)
+
+
+class Screen:
+    """A terminal watched by ``seats``: each text written to it is checked against what those
+    seats know at that moment, except the end-of-hand block (the reveal and the scores)."""
+
+    def __init__(self, game, seats):
+        self.game, self.seats = game, list(seats)
+        self.revealing = False
+        self.checked: list[str] = []
+
+    def write(self, text: str) -> int:
+        if text.startswith("Hand ends by"):
+            self.revealing = True
+        elif re.match(r"Hand \d+, dealer", text):
+            self.revealing = False
+        if not self.revealing and text.strip():
+            self.check(text)
+            self.checked.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def print(self, line: str) -> None:
+        self.write(line)
+        self.write("\n")
+
+    def check(self, text: str) -> None:
+        text = text.split("; forms: ")[0]      # after bad input: fixed examples, no real card
+        known = known_cards(self.game, self.seats)
+        deck = self.game.variant.deck
+        jokers = np.arange(deck.num_naturals, deck.num_cards)
+        in_play = self.game.states[0]["loc"][jokers] != LOC_TABLE
+        bare = 0
+        for token in CARD.findall(text):
+            if token.startswith("XX="):        # a declared face: needs a joker the seats know
+                assert known[jokers].any(), f"{token} in {text!r}: no joker known to {self.seats}"
+            elif token.startswith("XX"):
+                bare += 1
+            else:
+                card = deck.parse_cards(token)[0]
+                assert known[card], f"{token} in {text!r} is hidden from seat(s) {self.seats}"
+        assert bare <= int((known[jokers] & in_play).sum()), \
+            f"{text!r} names {bare} joker(s) off the table; seat(s) {self.seats} know fewer"
+
+
+class Keyboard:
+    """A human's keyboard: ``brain`` chooses each move, typed as its text or its number in
+    the list of legal moves; now and then a line of bad input or ``?`` comes first."""
+
+    BAD = ["-1\n", "999\n", "fly away\n", "?\n", "\n"]
+
+    def __init__(self, game, seat, brain, seed):
+        self.game, self.seat, self.brain = game, seat, make_agent(brain, seed=seed)
+        self.rng = np.random.default_rng(seed)
+
+    def readline(self) -> str:
+        if self.rng.random() < 0.1:
+            return self.BAD[self.rng.integers(len(self.BAD))]
+        mask = self.game.masks[0]
+        action = int(self.brain.act(player_view(self.game, 0, self.seat), mask))
+        if self.rng.random() < 0.3:
+            return f"{np.flatnonzero(mask).tolist().index(action)}\n"
+        return self.game.variant.action_text(action) + "\n"
+
+
+def play_watched(variant, seed, specs, brains, viewer):
+    """Play a game with ``specs`` (``human`` seats typed by ``brains[seat]``), the log written
+    for ``viewer`` and watched by the humans; returns (recorder, log screen, {seat: the
+    human's screen})."""
+    rec = Recorder(variant, seed, players=specs, viewer=viewer)
+    humans = [seat for seat, spec in enumerate(specs) if spec == "human"]
+    log = Screen(rec.game, humans)
+    screens, agents = {}, []
+    for seat, spec in enumerate(specs):
+        if spec == "human":
+            screens[seat] = log if humans == [seat] else Screen(rec.game, [seat])
+            agents.append(make_agent("human", stdout=screens[seat],
+                                     stdin=Keyboard(rec.game, seat, brains[seat], seed + seat)))
+        else:
+            agents.append(make_agent(spec, seed=seed + seat))
+    play_recorded(rec, agents, out=log.print)
+    return rec, log, screens
+
+
+def opponent_draws(texts, seat):
+    return [t for t in texts if t.startswith(f"P{1 - seat}: draw stock")]
+
+
+@pytest.mark.parametrize("variant, seed, seat, opponent, brain", [
+    (mountain_variant(), 1, 0, "greedy", "greedy"),
+    (mountain_variant(), 2, 0, "greedy", "random"),
+    (mountain_variant(), 3, 1, "rules", "greedy"),
+    (mountain_variant(), 4, 1, "greedy", "greedy"),
+    (mountain_variant(episode="game", target_score=250), 5, 0, "greedy", "greedy"),
+    (gin_variant(), 1, 0, "greedy", "greedy"),
+    (gin_variant(), 2, 1, "rules", "random"),
+], ids=["mountain-1", "mountain-2", "mountain-3", "mountain-4", "mountain-game", "gin-1", "gin-2"])
+def test_a_human_seat_sees_only_what_it_may_know(variant, seed, seat, opponent, brain):
+    specs = [opponent, opponent]
+    specs[seat] = "human"
+    rec, log, _ = play_watched(variant, seed, specs, {seat: brain}, viewer=seat)
+    assert rec.game.done(0)
+    texts = log.checked
+    assert any(t.startswith("legal moves:") for t in texts)          # the prompts were checked
+    assert f"P{1 - seat}: {13 if variant.name == 'mountain' else 10} cards" in texts[0]
+    # each stock draw of the opponent is shown, without its card; the full log names it
+    draws = opponent_draws(texts, seat)
+    assert len(draws) == len(opponent_draws(rec.log, seat))
+    assert all(t == f"P{1 - seat}: draw stock" for t in draws)
+    assert all(line.endswith(")") for line in opponent_draws(rec.log, seat))
+    assert any(t.startswith(f"P{seat}: draw stock (") for t in texts)  # its own draws: named
+    ends = [k for k, line in enumerate(rec.view_log) if line.startswith("Hand ends by")]
+    assert all(rec.view_log[k + 1].startswith("  Hands: ") for k in ends)
+    assert len(ends) > 1 if variant.config.episode == "game" else len(ends) == 1
+
+
+def test_hot_seat_log_shows_only_public_cards():
+    variant = mountain_variant()
+    rec, log, screens = play_watched(variant, 6, ["human", "human"],
+                                     {0: "greedy", 1: "random"}, viewer=PUBLIC)
+    assert rec.game.done(0)
+    assert "P0: 13 cards; P1: 13 cards" in log.checked[0]
+    assert not any("draw stock (" in t for t in log.checked)
+    for seat, screen in screens.items():
+        assert any(t.startswith("your hand:") for t in screen.checked), seat
+
+
+def test_the_check_catches_a_full_log():
+    """The checker is not vacuous: the full log (``--reveal``) printed to a seat fails it."""
+    with pytest.raises(AssertionError, match="hidden from seat"):
+        play_watched(mountain_variant(), 1, ["human", "greedy"], {0: "greedy"}, viewer=None)
+
+
+def test_face_down_cards_stay_hidden_until_the_reveal():
+    """Mountain knocks and base camps discard face down: the other seat reads only that."""
+    variant = mountain_variant()
+    for seed in range(20):
+        rec, log, _ = play_watched(variant, seed, ["greedy", "human"], {1: "random"}, viewer=1)
+        ender = rec.game.summary(0).ender
+        if rec.game.summary(0).end in ("knock", "base camp") and ender == 0:
+            break
+    else:
+        pytest.fail("no hand of seeds 0..19 ended by a face-down discard of P0")
+    full = [line for line in rec.log if line.startswith("P0: knock") or line.startswith("P0: base camp")]
+    seen = [line for line in rec.view_log if line.startswith("P0: knock") or line.startswith("P0: base camp")]
+    assert len(full) == len(seen) == 1 and CARD.search(full[0]) and seen[0].endswith("(face down)")
+    reveal = next(line for line in rec.view_log if line.startswith("  Hands: "))
+    assert f"Face down: {CARD.findall(full[0])[-1]}." in reveal
+
+
+def test_joker_faces_in_the_legal_moves_are_declarations():
+    """A meld that a joker completes lists the joker's face as ``XX=7H``: the face may be a
+    card the seat has never seen, so it is shown as a declaration, and reads back as the move."""
+    from agents.human import HumanAgent
+    from mountain_rummy_env import Game
+
+    variant = mountain_variant()
+    game = Game(variant, 1)
+    for seed in range(50):
+        game.reset(seed=seed)
+        game.step_one(0, "draw stock")
+        view = player_view(game, 0, game.current_player(0))
+        held = {variant.deck.card_text(c) for c in view.hand}
+        for action in game.legal_actions(0):
+            verb, *faces = variant.action_text(action).split()
+            if verb == "meld" and not set(faces) <= held:
+                shown = HumanAgent.move_text(view, action)
+                assert shown.split() == [verb] + [f if f in held else f"XX={f}" for f in faces]
+                assert variant.parse_action(shown) == action
+                return
+    pytest.fail("no joker meld among the first moves of seeds 0..49")

@@ -567,7 +567,10 @@ def plot(pairs, ratings, path, manifest):
             axes[0].annotate(f"interval n/a ({r.na})", (r.rating, y), xytext=(0, 8),
                              textcoords="offset points", ha="center", fontsize=8)
         else:
-            axes[0].errorbar(r.rating, y, xerr=[[r.rating - r.lo], [r.hi - r.rating]],
+            # a percentile bootstrap interval may miss its own point estimate: draw it from
+            # the point to the interval's ends, never a negative bar (matplotlib refuses)
+            bar = np.clip([[r.rating - r.lo], [r.hi - r.rating]], 0, None)
+            axes[0].errorbar(r.rating, y, xerr=bar,
                              fmt="o", capsize=4, color="C0")
     axes[0].set_yticks(range(len(order)), [r.name for r in order])
     axes[0].margins(x=0.2, y=0.15)
@@ -577,8 +580,8 @@ def plot(pairs, ratings, path, manifest):
     labels = [f"{p.a} vs {p.b}" + (f" ({p.deals} deals{', rough' if p.rough else ''})"
                                    if p.deals < most or p.rough else "") for p in pairs]
     m = np.array([p.margin for p in pairs])
-    axes[1].errorbar(m, range(len(pairs)), xerr=[m - [p.margin_lo for p in pairs],
-                                                 [p.margin_hi for p in pairs] - m],
+    bars = np.clip([m - [p.margin_lo for p in pairs], [p.margin_hi for p in pairs] - m], 0, None)
+    axes[1].errorbar(m, range(len(pairs)), xerr=bars,
                      fmt="o", capsize=4)
     axes[1].axvline(0, color="grey", lw=1)
     axes[1].set_yticks(range(len(pairs)), labels)

@@ -1,9 +1,12 @@
 """Game records (JSON) that replay to the identical result, and readable hand logs.
 
-A record holds the variant and its options, the seed, the first deal's deck order and
-dealer, every action in canonical text and the result. Later hands of a multi-hand game are
-dealt by the game's own seeded generator, so the seed and the first deck fix every deal;
-each hand's deck order is stored too, for readers. :func:`replay` re-plays the actions and
+A record holds the variant and its options, the seed, the starting position (the first
+deal's deck order and dealer; for a game started part-way, the totals, the hand number and
+any scripted decks of the following hands: see ``Game.reset``), every action in canonical
+text and the result. Later hands of a multi-hand game are dealt from the scripted decks, then
+by the game's own seeded generator, so the seed and the starting position fix every deal;
+each hand's deck order is stored too, for readers. Format 2 added the position fields; a
+format-1 record (without them) still replays. :func:`replay` re-plays the actions and
 raises :class:`RecordError` if anything -- a field, an action, the result -- does not fit.
 """
 
@@ -19,7 +22,8 @@ from .core.state import EVENT_NONE
 from .game import Game, IllegalActionError
 from .variant import ActionError, Variant
 
-FORMAT = "mountain-rummy-record/1"
+FORMAT = "mountain-rummy-record/2"
+READABLE_FORMATS = ("mountain-rummy-record/1", FORMAT)
 
 
 class RecordError(ValueError):
@@ -56,6 +60,9 @@ class GameRecord:
     hand_decks: list[str] = field(default_factory=list)
     result: dict = field(default_factory=dict)
     players: list[str] = field(default_factory=list)
+    start_scores: list[int] | None = None      # totals before the first hand (None: all zero)
+    start_hand_no: int = 0                     # hands already played before the first
+    next_decks: list[str] = field(default_factory=list)  # scripted decks of the following hands
     format: str = FORMAT
 
     def to_json(self) -> str:
@@ -70,8 +77,8 @@ class GameRecord:
             data = json.loads(text)
         except json.JSONDecodeError as err:
             raise RecordError(f"not a JSON game record: {err}") from err
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise RecordError(f"not a game record of format {FORMAT!r}")
+        if not isinstance(data, dict) or data.get("format") not in READABLE_FORMATS:
+            raise RecordError(f"not a game record of format {' or '.join(map(repr, READABLE_FORMATS))}")
         names = set(cls.__dataclass_fields__)
         missing = sorted({"variant", "config", "seed", "dealer", "deck", "actions"} - set(data))
         if missing:
@@ -83,6 +90,7 @@ class GameRecord:
             raise RecordError("game record 'actions' must be a list of action texts")
         if not isinstance(data["config"], dict):
             raise RecordError("game record 'config' must be an object of variant options")
+        data["format"] = FORMAT  # a format-1 record is a format-2 record without a position
         return cls(**data)
 
     @classmethod
@@ -103,14 +111,18 @@ def _result(game: Game) -> dict:
 class Recorder:
     """Plays one game and records it: ``rec = Recorder(variant, seed); rec.play(a); rec.record``."""
 
-    def __init__(self, variant: Variant, seed: int, *, deck=None, dealer=None, players=()):
+    def __init__(self, variant: Variant, seed: int, *, deck=None, dealer=None, scores=None,
+                 hand_no=0, next_decks=(), players=()):
         self.game = Game(variant, 1)
-        self.game.reset(seed=seed, deck=deck, dealer=dealer)
+        self.game.reset(seed=seed, deck=deck, dealer=dealer, scores=scores, hand_no=hand_no,
+                        next_decks=next_decks)
         s = self.game.states[0]
         self.record = GameRecord(
             variant=variant.name, config=asdict(variant.config), seed=int(seed),
             dealer=int(s["dealer"]), deck=variant.deck.cards_text(s["deck"]),
-            hand_decks=[variant.deck.cards_text(s["deck"])], players=list(players))
+            hand_decks=[variant.deck.cards_text(s["deck"])], players=list(players),
+            start_scores=[int(v) for v in s["scores"]], start_hand_no=int(s["hand_no"]),
+            next_decks=[variant.deck.cards_text(self.game.deck_order(d)) for d in next_decks])
         self.log: list[str] = [deal_line(self.game)]
 
     def play(self, action) -> int:
@@ -166,7 +178,9 @@ def replay(record: GameRecord) -> tuple[Game, list[str]]:
     """
     try:
         variant = make_variant(record.variant, dict(record.config))
-        rec = Recorder(variant, record.seed, deck=record.deck, dealer=record.dealer)
+        rec = Recorder(variant, record.seed, deck=record.deck, dealer=record.dealer,
+                       scores=record.start_scores, hand_no=record.start_hand_no,
+                       next_decks=record.next_decks)
     except (ConfigError, CardError, ValueError, TypeError) as err:
         raise RecordError(f"invalid game record: {err}") from err
     for i, text in enumerate(record.actions):

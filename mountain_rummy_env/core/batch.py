@@ -1,8 +1,8 @@
 """Batch entry points shared by every variant.
 
 Each variant's kernel module defines the per-game functions ``apply_action``,
-``legal_mask``, ``new_game``, ``next_hand`` and ``start_hand`` over its own record and spec types. The loops
-here are written once: numba specialises them per spec type and resolves the per-game
+``legal_mask``, ``new_game``, ``next_hand`` and ``start_hand`` over its own record and spec
+types. The loops here are written once: numba specialises them per spec type and resolves the per-game
 functions at compile time through :data:`KERNELS_BY_SPEC` (the result is cached like any
 other compiled call). The vector env's fused kernel uses the same resolution.
 """

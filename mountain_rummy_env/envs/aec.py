@@ -64,12 +64,13 @@ Given when a hand ends (each hand in `episode="game"`, where the episode ends at
 `infos[agent]["hand"]` holds the finished hand's `HandSummary` as a dict (credit, deadwood,
 bonuses, hand points, game totals, game winner).
 
-An illegal action (`docs/rewards.md`, which also derives the penalties): with `illegal_action="raise"` (the raw env's default)
-`step` raises `IllegalActionError` naming the legal moves and nothing changes; with
-`"terminate"` (`env()`'s default, PettingZoo's convention for the classic envs) the episode
-ends, the mover gets `illegal_reward` (default: no better than the worst hand a legal policy
-can get, `illegal_penalty`) and the other seats its zero-sum counterpart (0 in `points` mode);
-every `infos[agent]["illegal_action"]` names the mover.
+An illegal action (`docs/rewards.md`, which also derives the penalties): with
+`illegal_action="raise"` (the raw env's default) `step` raises `IllegalActionError` naming
+the legal moves and nothing changes; with `"terminate"` (`env()`'s default, PettingZoo's
+convention for the classic envs) the episode ends, the mover gets `illegal_reward` (default
+`illegal_penalty`: no better than the worst hand a legal policy can get) and the other seats
+its zero-sum counterpart (0 in `points` mode); every `infos[agent]["illegal_action"]` names
+the mover.
 
 ### Version History
 

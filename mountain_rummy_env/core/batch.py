@@ -2,9 +2,9 @@
 
 Each variant's kernel module defines the per-game functions ``apply_action``,
 ``legal_mask``, ``new_game``, ``next_hand`` and ``start_hand`` over its own record and spec
-types. The loops here are written once: numba specialises them per spec type and resolves the per-game
-functions at compile time through :data:`KERNELS_BY_SPEC` (the result is cached like any
-other compiled call). The vector env's fused kernel uses the same resolution.
+types. The loops here are written once: numba specialises them per spec type and resolves
+the per-game functions at compile time through :data:`KERNELS_BY_SPEC` (the result is cached
+like any other compiled call). The vector env's fused kernel uses the same resolution.
 """
 
 from __future__ import annotations

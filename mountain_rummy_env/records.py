@@ -119,10 +119,10 @@ class Recorder:
         s = self.game.states[0]
         self.record = GameRecord(
             variant=variant.name, config=asdict(variant.config), seed=int(seed),
-            dealer=int(s["dealer"]), deck=variant.deck.cards_text(s["deck"]),
-            hand_decks=[variant.deck.cards_text(s["deck"])], players=list(players),
+            dealer=int(s["dealer"]), deck=deck_text(variant, s["deck"]),
+            hand_decks=[deck_text(variant, s["deck"])], players=list(players),
             start_scores=[int(v) for v in s["scores"]], start_hand_no=int(s["hand_no"]),
-            next_decks=[variant.deck.cards_text(self.game.deck_order(d)) for d in next_decks])
+            next_decks=[deck_text(variant, self.game.deck_order(d)) for d in next_decks])
         self.log: list[str] = [deal_line(self.game)]
 
     def play(self, action) -> int:
@@ -140,9 +140,15 @@ class Recorder:
             self.log.extend(hand_result_lines(game))
             self.record.result = _result(game)
             if not game.done(0):
-                self.record.hand_decks.append(variant.deck.cards_text(game.states[0]["deck"]))
+                self.record.hand_decks.append(deck_text(variant, game.states[0]["deck"]))
                 self.log.append(deal_line(game))
         return event
+
+
+def deck_text(variant: Variant, order) -> str:
+    """A deck order in exact card text (``XX#2`` for the second joker), which parses back to
+    the same card ids, so a record replays to the identical state."""
+    return variant.deck.cards_text(order, exact=True)
 
 
 def deal_line(game: Game, index: int = 0) -> str:

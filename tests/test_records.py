@@ -29,12 +29,22 @@ def test_multi_hand_game_replays_to_identical_result(seed):
     assert len(loaded.hand_decks) >= 1
 
 
+def test_joker_copies_keep_their_ids_in_a_replay():
+    """Seed 1 shuffles the second joker (id 53) above the first: the record's exact deck text
+    (``XX#2``) replays to the identical state, not just the identical log."""
+    rec = play_random(mountain_variant(), 1)
+    deck = mountain_variant().deck.parse_cards(rec.record.deck)
+    assert deck.index(53) < deck.index(52) and "XX#2" in rec.record.deck
+    game, log = replay(GameRecord.from_json(rec.record.to_json()))
+    assert game.states.tobytes() == rec.game.states.tobytes() and log == rec.log
+
+
 def test_given_deck_and_dealer_are_kept():
     variant = mountain_variant()
     deck = list(range(54))[::-1]
     rec = Recorder(variant, 5, deck=deck, dealer=1)
     assert rec.record.dealer == 1
-    assert rec.record.deck.split()[0] == "XX"
+    assert rec.record.deck.split()[:2] == ["XX#2", "XX"]
     assert rec.log[0].startswith("Hand 1, dealer P1.")
 
 
@@ -51,7 +61,7 @@ def test_game_from_a_position_records_it_and_replays():
     data = json.loads(rec.record.to_json())
     assert data["format"] == "mountain-rummy-record/2"
     assert data["start_scores"] == [350, -20] and data["start_hand_no"] == 4
-    assert data["next_decks"] == [variant.deck.cards_text(second)]
+    assert data["next_decks"] == [variant.deck.cards_text(second, exact=True)]
     assert rec.log[0].startswith("Hand 5, dealer P0.")
     assert len(rec.record.hand_decks) == 3 and rec.record.hand_decks[1] == data["next_decks"][0]
     game, log = replay(GameRecord.from_json(rec.record.to_json()))

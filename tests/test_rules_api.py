@@ -56,6 +56,14 @@ def test_duplicate_and_missing_cards():
     with pytest.raises(CardError):
         deck.parse_cards("XX=7C")  # a card in hand has no declared value
     assert deck.parse_cards("10h as xx") == [9 + 26, 39, 52]
+    assert deck.parse_cards("XX#2 XX") == [53, 52] and deck.cards_text([53, 52], exact=True) == "XX#2 XX"
+    assert deck.cards_text([53, 52]) == "XX XX"                    # plain text, for people
+    for bad, message in (("XX XX#1", "duplicate"), ("XX#3", "#1..#2"), ("XX#", "#1..#2"),
+                         ("5H#2", "#1..#1")):
+        with pytest.raises(CardError, match=message):
+            deck.parse_cards(bad)
+    two_decks = Deck(2, 4)                                          # 5H: ids 30 and 82
+    assert two_decks.parse_cards("5H#2 5H") == [82, 30] and two_decks.card_text(82, exact=True) == "5H#2"
 
 
 # ---------------------------------------------------------------------------- deck orders

@@ -7,7 +7,9 @@ So a one-deck game with two jokers (Mountain Rummy) uses ids 0..53 and a two-dec
 four jokers (German Rummy) ids 0..107 -- arrays are sized per variant, never for 108 always.
 
 Notation: rank ``A 2 3 4 5 6 7 8 9 T J Q K`` then suit ``C D H S`` (``TH``, ``AS``); a joker
-is ``XX``; a melded joker shows its declared face, ``XX=7C``.
+is ``XX``; a melded joker shows its declared face, ``XX=7C``. Exact texts (game records) name
+the second and later physical copies of a card by number, ``XX#2`` or ``5H#2`` (as the action
+``take XX#2`` does), so a deck order reads back to the same card ids.
 """
 
 from __future__ import annotations
@@ -107,26 +109,32 @@ class Deck:
         faces[: self.num_naturals] = np.arange(self.num_naturals) % NUM_FACES
         return faces
 
-    def card_text(self, card: int) -> str:
+    def card_text(self, card: int, exact: bool = False) -> str:
+        """The card's name; ``exact=True`` numbers a second or later copy (``XX#2``)."""
         if not 0 <= card < self.num_cards:
             raise CardError(f"card id {card} is outside 0..{self.num_cards - 1}")
-        return JOKER_TEXT if card >= self.num_naturals else face_text(card % NUM_FACES)
+        if card >= self.num_naturals:
+            name, copy = JOKER_TEXT, card - self.num_naturals
+        else:
+            name, copy = face_text(card % NUM_FACES), card // NUM_FACES
+        return f"{name}#{copy + 1}" if exact and copy else name
 
-    def cards_text(self, cards) -> str:
-        return " ".join(self.card_text(int(c)) for c in cards)
+    def cards_text(self, cards, exact: bool = False) -> str:
+        return " ".join(self.card_text(int(c), exact) for c in cards)
 
     def parse_cards(self, text: str | list[str]) -> list[int]:
         """Card ids for a card string such as ``'5H 6H XX'``.
 
         Each name takes the lowest free physical copy (two-deck games have two ``5H``,
-        jokers are interchangeable). Raises :class:`CardError` for malformed names and for
-        more copies than the deck holds.
+        jokers are interchangeable); ``XX#2`` takes the second copy itself. Raises
+        :class:`CardError` for malformed names and for more copies than the deck holds.
         """
         tokens = text.replace(",", " ").split() if isinstance(text, str) else list(text)
         used: set[int] = set()
         ids = []
         for token in tokens:
-            face, declared = parse_declared(token)
+            name, numbered, nth = token.partition("#")
+            face, declared = parse_declared(name)
             if declared is not None:
                 raise CardError(f"{token!r}: a card in hand has no declared value; write 'XX'")
             copies = (
@@ -134,6 +142,10 @@ class Deck:
                 if face == JOKER_FACE
                 else range(face, self.num_naturals, NUM_FACES)
             )
+            if numbered:
+                if not nth.isdigit() or not 1 <= int(nth) <= len(copies):
+                    raise CardError(f"malformed card {token!r}: this deck holds copies #1..#{len(copies)}")
+                copies = copies[int(nth) - 1: int(nth)]
             free = [c for c in copies if c not in used]
             if not free:
                 held = len(copies)

@@ -16,7 +16,7 @@ from .cards import face_text
 from .core import batch, rules
 from .core.dispatch import FastCall
 from .core.state import (
-    BONUS_NAMES, END_NAMES, LOC_DISCARD, LOC_FACEDOWN, LOC_HAND, LOC_STOCK, LOC_TABLE,
+    BONUS_NAMES, END_NAMES, EVENT_HAND_OVER, LOC_DISCARD, LOC_FACEDOWN, LOC_HAND, LOC_STOCK, LOC_TABLE,
     MELD_EMPTY, PHASE_GAME_OVER, PHASE_HAND_OVER, PHASE_NAMES,
 )
 from .variant import ActionError, Variant
@@ -47,6 +47,17 @@ class HandSummary:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
 
 
+MAX_TOTAL = 10**9          # game totals settable at reset: |total| <= this (int32 field)
+MAX_HAND_NO = 30_000       # hands already played, settable at reset (int16 field)
+
+
+def _int_in(name: str, value, low: int, high: int) -> int:
+    """``value`` as an int in ``low..high``; a bool, float or other type is refused."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+        raise ValueError(f"{name} must be an integer in {low}..{high}; got {value!r}")
+    return int(value)
+
+
 def _seed_array(seed, size: int) -> np.ndarray:
     if seed is None:
         return np.random.SeedSequence().generate_state(size, np.uint64)
@@ -72,10 +83,11 @@ class Game:
         self.states = np.zeros(batch_size, dtype=variant.dtype)
         self.masks = np.zeros((batch_size, variant.num_actions), dtype=np.int8)
         self.events = np.zeros(batch_size, dtype=np.int8)
-        self._call = {name: FastCall(getattr(batch, name))
-                      for name in ("new_game_batch", "step_batch", "mask_batch", "next_hand_batch")}
+        self._call = {name: FastCall(getattr(batch, name)) for name in
+                      ("new_game_batch", "step_batch", "mask_batch", "next_hand_batch", "deal_batch")}
         self._one_action = np.zeros(1, dtype=np.int64)
         self._scratch = np.zeros(rules.SCRATCH_RECORDS, dtype=variant.dtype)
+        self._next_decks: dict[int, list[np.ndarray]] = {}   # game -> scripted decks of its next hands
 
     @property
     def batch_size(self) -> int:
@@ -84,39 +96,76 @@ class Game:
     # ----------------------------------------------------------------------------------
     # lifecycle
 
-    def reset(self, seed=None, *, deck=None, dealer=None, index=None) -> None:
+    def reset(self, seed=None, *, deck=None, dealer=None, scores=None, hand_no=0, next_decks=(),
+              index=None) -> None:
         """Start new games: all, or only those in ``index``.
 
         ``seed`` seeds each game's generator (an int gives game i the seed ``seed + i``);
         ``deck`` fixes the first hand's order (card ids or a card string, top first) and
-        ``dealer`` the first dealer (else MR-6 draws for it).
+        ``dealer`` the first dealer (else MR-6 draws for it). A position part-way through a
+        game: ``scores`` sets the totals (one int per seat), ``hand_no`` the number of hands
+        already played, and ``next_decks`` the orders of the hands after the first, in turn
+        (later hands come from the game's generator). Every argument is checked before any
+        game changes: bad input raises ``ValueError`` (or ``TypeError``) and leaves them as
+        they were.
         """
         idx = np.arange(self.batch_size) if index is None else np.atleast_1d(index)
         seeds = _seed_array(seed, len(idx))
-        dealers = np.full(len(idx), -1, dtype=np.int64)
-        if dealer is not None:
-            if dealer not in range(self.variant.num_players):
-                raise ValueError(f"dealer must be a seat 0..{self.variant.num_players - 1}; got {dealer!r}")
-            dealers[:] = dealer
-        given = np.zeros(len(idx), dtype=np.bool_)
+        last_seat = self.variant.num_players - 1
+        dealers = np.full(len(idx), -1 if dealer is None else _int_in("dealer", dealer, 0, last_seat),
+                          dtype=np.int64)
+        totals = None if scores is None else self._totals(scores)
+        hand_no = _int_in("hand_no", hand_no, 0, MAX_HAND_NO)
+        if isinstance(next_decks, (str, bytes, np.ndarray)) or not hasattr(next_decks, "__iter__"):
+            raise TypeError(f"next_decks must be a list of deck orders (one per hand); got {next_decks!r}")
+        scripted = [self.deck_order(d, f"next_decks[{k}]") for k, d in enumerate(next_decks)]
         sub = self.states[idx]
+        given = np.zeros(len(idx), dtype=np.bool_)
         if deck is not None:
-            order = self.deck_order(deck)
-            for k in range(len(idx)):
-                sub[k]["deck"] = order
+            sub["deck"] = self.deck_order(deck)
             given[:] = True
         masks = self.masks[idx]
         self._call["new_game_batch"](sub, self.spec, seeds, dealers, given, masks, self._scratch)
+        if totals is not None:
+            sub["scores"] = totals
+        sub["hand_no"] = hand_no
         self.states[idx] = sub
         self.masks[idx] = masks
+        if scripted or self._next_decks:
+            for i in idx.tolist():
+                if scripted:
+                    self._next_decks[i] = list(scripted)
+                else:
+                    self._next_decks.pop(i, None)
 
-    def deck_order(self, deck) -> np.ndarray:
-        """Validate a full deck order (ids or a card string) and return it as int8 ids."""
+    def _totals(self, scores) -> np.ndarray:
+        """Validated game totals, one per seat."""
+        P = self.variant.num_players
+        if isinstance(scores, (str, bytes)) or not hasattr(scores, "__len__") or len(scores) != P:
+            raise ValueError(f"scores must hold one total per seat ({P}); got {scores!r}")
+        return np.array([_int_in("each total in scores", v, -MAX_TOTAL, MAX_TOTAL) for v in scores], np.int32)
+
+    def deck_order(self, deck, name: str = "deck") -> np.ndarray:
+        """Validate a full deck order (ids or a card string, top first); returns int8 ids."""
         deck_spec = self.variant.deck
-        ids = deck_spec.parse_cards(deck) if isinstance(deck, str) else [int(c) for c in deck]
-        if sorted(ids) != list(range(deck_spec.num_cards)):
-            raise ValueError(f"a deck order must hold each of the {deck_spec.num_cards} cards "
-                             f"exactly once; got {len(ids)} cards")
+        n = deck_spec.num_cards
+        rule = f"{name} must hold each of the {n} cards exactly once"
+        if isinstance(deck, str):
+            ids = deck_spec.parse_cards(deck)
+        elif hasattr(deck, "__iter__"):
+            ids = list(deck)
+            unknown = [c for c in ids if isinstance(c, bool) or not isinstance(c, (int, np.integer))
+                       or not 0 <= c < n]
+            if unknown:
+                raise ValueError(f"{rule}: {unknown[0]!r} is not a card id (0..{n - 1})")
+            ids = [int(c) for c in ids]
+        else:
+            raise TypeError(f"{name} must be a card string or a list of card ids; got {deck!r}")
+        repeated = sorted({c for c in ids if ids.count(c) > 1})
+        if repeated:
+            raise ValueError(f"{rule}: {deck_spec.cards_text(repeated)} repeated")
+        if len(ids) != n:
+            raise ValueError(f"{rule}; got {len(ids)} cards")
         return np.asarray(ids, dtype=np.int8)
 
     def next_hand(self, index: int) -> None:
@@ -125,6 +174,19 @@ class Game:
             raise ValueError("next_hand needs a finished hand that did not end the game")
         sl = slice(index, index + 1)
         self._call["next_hand_batch"](self.states[sl], self.spec, self.masks[sl], self._scratch)
+        self._deal_scripted(index)
+
+    def _deal_scripted(self, index: int) -> None:
+        """If game ``index`` has scripted decks left, deal its new hand from the next one
+        instead of the order the engine shuffled (dealer, totals and hand number stay)."""
+        queue = self._next_decks.get(index)
+        if not queue:
+            return
+        self.states["deck"][index] = queue.pop(0)
+        if not queue:
+            del self._next_decks[index]
+        sl = slice(index, index + 1)
+        self._call["deal_batch"](self.states[sl], self.spec, self.masks[sl], self._scratch)
 
     def step(self, actions) -> np.ndarray:
         """Play one action per game; returns per-game events (EVENT_* codes).
@@ -142,6 +204,9 @@ class Game:
             b = int(np.flatnonzero(bad)[0])
             raise IllegalActionError(self.illegal_reason(b, int(actions[b])))
         self._call["step_batch"](self.states, self.spec, actions, self.masks, self.events, self._scratch)
+        if self._next_decks and self.spec.episode_game:
+            for b in np.flatnonzero(self.events == EVENT_HAND_OVER).tolist():
+                self._deal_scripted(b)
         return self.events
 
     def step_one(self, index: int, action) -> int:
@@ -156,6 +221,8 @@ class Game:
         self._one_action[0] = action
         self._call["step_batch"](self.states[sl], self.spec, self._one_action, self.masks[sl],
                                  events, self._scratch)
+        if events[0] == EVENT_HAND_OVER and self.spec.episode_game:
+            self._deal_scripted(index)
         return int(events[0])
 
     def illegal_reason(self, index: int, action) -> str:
@@ -246,6 +313,7 @@ class Game:
         other._call = self._call
         other._one_action = np.zeros(1, dtype=np.int64)
         other._scratch = np.zeros_like(self._scratch)
+        other._next_decks = {b: list(q) for b, q in self._next_decks.items()}
         return other
 
     def describe(self, index: int, action: int, before: np.void, viewer: int | None = None) -> str:

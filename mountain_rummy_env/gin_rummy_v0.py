@@ -24,8 +24,10 @@ Actions, phases and the OpenSpiel mapping: `docs/gin_rummy.md`.
 `env(render_mode=None, reward="margin", observation_layout="flat", **config)` with
 `config` for `gin_variant` (`knock_card`, `gin_bonus`, `undercut_bonus`, `tie_is_undercut`,
 `openspiel_compatible`, `max_turns`, `episode`, `target_score`). `reward="margin"` is the
-zero-sum hand result (OpenSpiel's returns with `openspiel_compatible=True`).
-`reset(seed, options={"deck": ..., "dealer": ...})` as in `mountain_rummy_v0`.
+zero-sum hand result (OpenSpiel's returns with `openspiel_compatible=True`). Reward modes,
+`illegal_action` and its penalty as in `mountain_rummy_v0` (`docs/rewards.md`; Gin's margin
+penalty is -125 with the default bonuses). `reset(seed, options={...})` takes the same
+position (`deck`, `dealer`, `scores`, `hand_no`, `next_decks`) as in `mountain_rummy_v0`.
 
 Also `SingleAgentEnv` (Gymnasium id `GinRummy-v0`) and `vector_env(num_envs, ...)`.
 

@@ -1,10 +1,13 @@
 """Game records (JSON) that replay to the identical result, and readable hand logs.
 
-A record holds the variant and its options, the seed, the first deal's deck order and
-dealer, every action in canonical text and the result; ``unfinished`` marks a record saved
-before the game ended (the player's input ended or play was interrupted). Later hands of a
-multi-hand game are dealt by the game's own seeded generator, so the seed and the first deck
-fix every deal; each hand's deck order is stored too, for readers. :func:`replay` re-plays the actions and
+A record holds the variant and its options, the seed, the starting position (the first
+deal's deck order and dealer; for a game started part-way, the totals, the hand number and
+any scripted decks of the following hands: see ``Game.reset``), every action in canonical
+text and the result; ``unfinished`` marks a record saved before the game ended (the player's
+input ended or play was interrupted). Later hands of a multi-hand game are dealt from the
+scripted decks, then by the game's own seeded generator, so the seed and the starting
+position fix every deal; each hand's deck order is stored too, for readers. Format 2 added
+the position fields; a format-1 record (without them) still replays. :func:`replay` re-plays the actions and
 raises :class:`RecordError` if anything -- a field, an action, the result -- does not fit.
 
 Logs come in two kinds: the full log (every card, what a record replays to) and a seat's log
@@ -26,7 +29,8 @@ from .core.state import EVENT_NONE, LOC_FACEDOWN
 from .game import Game, IllegalActionError
 from .variant import ActionError, Variant
 
-FORMAT = "mountain-rummy-record/1"
+FORMAT = "mountain-rummy-record/2"
+READABLE_FORMATS = ("mountain-rummy-record/1", FORMAT)
 PUBLIC = -1  # a log viewer who holds no seat: sees only what every player sees (hot seat)
 
 
@@ -64,6 +68,9 @@ class GameRecord:
     hand_decks: list[str] = field(default_factory=list)
     result: dict = field(default_factory=dict)
     players: list[str] = field(default_factory=list)
+    start_scores: list[int] | None = None      # totals before the first hand (None: all zero)
+    start_hand_no: int = 0                     # hands already played before the first
+    next_decks: list[str] = field(default_factory=list)  # scripted decks of the following hands
     unfinished: bool = False
     format: str = FORMAT
 
@@ -79,8 +86,8 @@ class GameRecord:
             data = json.loads(text)
         except json.JSONDecodeError as err:
             raise RecordError(f"not a JSON game record: {err}") from err
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise RecordError(f"not a game record of format {FORMAT!r}")
+        if not isinstance(data, dict) or data.get("format") not in READABLE_FORMATS:
+            raise RecordError(f"not a game record of format {' or '.join(map(repr, READABLE_FORMATS))}")
         names = set(cls.__dataclass_fields__)
         missing = sorted({"variant", "config", "seed", "dealer", "deck", "actions"} - set(data))
         if missing:
@@ -94,6 +101,7 @@ class GameRecord:
             raise RecordError("game record 'config' must be an object of variant options")
         if not isinstance(data.get("unfinished", False), bool):
             raise RecordError("game record 'unfinished' must be true or false")
+        data["format"] = FORMAT  # a format-1 record is a format-2 record without a position
         return cls(**data)
 
     @classmethod
@@ -118,15 +126,18 @@ class Recorder:
     :data:`PUBLIC`, or ``None``: the full log itself).
     """
 
-    def __init__(self, variant: Variant, seed: int, *, deck=None, dealer=None, players=(),
-                 viewer: int | None = None):
+    def __init__(self, variant: Variant, seed: int, *, deck=None, dealer=None, scores=None,
+                 hand_no=0, next_decks=(), players=(), viewer: int | None = None):
         self.game = Game(variant, 1)
-        self.game.reset(seed=seed, deck=deck, dealer=dealer)
+        self.game.reset(seed=seed, deck=deck, dealer=dealer, scores=scores, hand_no=hand_no,
+                        next_decks=next_decks)
         s = self.game.states[0]
         self.record = GameRecord(
             variant=variant.name, config=asdict(variant.config), seed=int(seed),
-            dealer=int(s["dealer"]), deck=variant.deck.cards_text(s["deck"]),
-            hand_decks=[variant.deck.cards_text(s["deck"])], players=list(players))
+            dealer=int(s["dealer"]), deck=deck_text(variant, s["deck"]),
+            hand_decks=[deck_text(variant, s["deck"])], players=list(players),
+            start_scores=[int(v) for v in s["scores"]], start_hand_no=int(s["hand_no"]),
+            next_decks=[deck_text(variant, self.game.deck_order(d)) for d in next_decks])
         self.viewer = viewer
         self.log: list[str] = []
         self.view_log: list[str] = self.log if viewer is None else []
@@ -150,7 +161,7 @@ class Recorder:
             self._write(lambda who: hand_result_lines(ended))
             self.record.result = _result(game)
             if not game.done(0):
-                self.record.hand_decks.append(variant.deck.cards_text(game.states[0]["deck"]))
+                self.record.hand_decks.append(deck_text(variant, game.states[0]["deck"]))
                 self._write(lambda who: deal_line(game, viewer=who))
         return event
 
@@ -181,6 +192,12 @@ class Recorder:
         self._one_hand.masks[0] = mask
         self._one_hand.step_one(0, action)
         return self._one_hand
+
+
+def deck_text(variant: Variant, order) -> str:
+    """A deck order in exact card text (``XX#2`` for the second joker), which parses back to
+    the same card ids, so a record replays to the identical state."""
+    return variant.deck.cards_text(order, exact=True)
 
 
 def deal_line(game: Game, index: int = 0, viewer: int | None = None) -> str:
@@ -230,7 +247,9 @@ def replay(record: GameRecord) -> tuple[Game, list[str]]:
     """
     try:
         variant = make_variant(record.variant, dict(record.config))
-        rec = Recorder(variant, record.seed, deck=record.deck, dealer=record.dealer)
+        rec = Recorder(variant, record.seed, deck=record.deck, dealer=record.dealer,
+                       scores=record.start_scores, hand_no=record.start_hand_no,
+                       next_decks=record.next_decks)
     except (ConfigError, CardError, ValueError, TypeError) as err:
         raise RecordError(f"invalid game record: {err}") from err
     for i, text in enumerate(record.actions):

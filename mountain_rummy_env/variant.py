@@ -64,6 +64,31 @@ class Variant:
         return self.spec.num_players
 
     # ----------------------------------------------------------------------------------
+    # reward bounds (docs/rewards.md derives them)
+
+    def lowest_hand_points(self) -> int:
+        """A lower bound of one seat's hand points (MR-12, MR-13): credit and bonuses are never
+        negative, and at worst the seat holds every card, so -(all cards' deadwood values)."""
+        spec = self.spec
+        return -int(spec.hand_value[spec.card_face].sum())
+
+    def lowest_hand_margin(self) -> int:
+        """A lower bound of a seat's hand points minus an opponent's (MR-12, MR-13): at worst
+        every card is in this seat's hand (deadwood) or credited to the opponent on the table,
+        each card counting the larger of its deadwood value and its best meld credit, and the
+        opponent takes the largest bonus a hand can give (a camp with summit, or an undercut)."""
+        spec = self.spec
+        faces = spec.card_face
+        natural = faces < JOKER_FACE
+        rank = faces % 13
+        best_credit = np.where(natural, np.maximum(spec.rank_credit[rank], spec.run_credit[rank]),
+                               max(spec.rank_credit.max(), spec.run_credit.max()))
+        best_credit = np.where(natural & (rank == 0), np.maximum(best_credit, spec.run_credit[13]), best_credit)
+        per_card = np.maximum(spec.hand_value[faces], best_credit)
+        bonus = max(max(spec.base_bonus, spec.high_bonus) + spec.summit_bonus, spec.undercut_bonus)
+        return -int(per_card.sum() + bonus)
+
+    # ----------------------------------------------------------------------------------
     # action <-> text
 
     def action_family(self, action: int) -> str:

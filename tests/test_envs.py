@@ -161,20 +161,103 @@ def test_fewer_jokers():
         _check_records(records)
 
 
-def test_raw_env_raises_illegal_and_wrapped_env_terminates():
+def _illegal(env):
+    return int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"] == 0)[0])
+
+
+def test_raw_env_raises_illegal_and_changes_nothing():
     e = mountain_rummy_v0.raw_env()
     e.reset(seed=1)
-    illegal = int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"] == 0)[0])
+    before = e.game.states.tobytes(), e.game.masks.copy(), e.agent_selection
     with pytest.raises(IllegalActionError, match="legal:"):
-        e.step(illegal)
-    w = mountain_rummy_v0.env()
-    w.reset(seed=1)
-    mover = w.agent_selection
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        w.step(illegal)
-    assert all(w.terminations.values())
-    assert w.rewards[mover] == -1
+        e.step(_illegal(e))
+    assert (e.game.states.tobytes(), e.agent_selection) == (before[0], before[2])
+    assert np.array_equal(e.game.masks, before[1]) and not any(e.terminations.values())
+
+
+@pytest.mark.parametrize("reward,mover_gets,other_gets", [
+    ("margin", -506.0, 506.0), ("points", -446.0, 0.0), ("win", -1.0, 1.0)])
+def test_wrapped_env_terminates_an_illegal_move_with_the_penalty(reward, mover_gets, other_gets):
+    """env() (PettingZoo's classic wrapping) ends the game on an illegal move: the mover gets
+    the default penalty of its reward mode, the other seat the zero-sum counterpart (0 for
+    points); raw_env(illegal_action="terminate") does the same."""
+    for e in (mountain_rummy_v0.env(reward=reward),
+              mountain_rummy_v0.raw_env(reward=reward, illegal_action="terminate")):
+        e.reset(seed=1)
+        mover = e.agent_selection
+        other = next(a for a in e.possible_agents if a != mover)
+        before = e.unwrapped.game.states.tobytes()
+        e.step(_illegal(e))
+        assert all(e.terminations.values()) and not any(e.truncations.values())
+        assert e.rewards == {mover: mover_gets, other: other_gets}
+        assert all(info["illegal_action"] == mover for info in e.infos.values())
+        assert e.unwrapped.game.states.tobytes() == before       # the game was not played on
+        returns = {}
+        for agent in e.agent_iter():
+            obs, r, term, trunc, info = e.last()
+            assert term and not obs["action_mask"].any()
+            returns[agent] = r
+            e.step(None)
+        assert returns == {mover: mover_gets, other: other_gets}
+
+
+@pytest.mark.parametrize("make", [mountain_variant, mre.gin_variant,
+                                  lambda: mre.gin_variant(openspiel_compatible=True)])
+def test_illegal_penalty_is_no_better_than_the_worst_legal_hand(make):
+    """The default penalty is <= the variant's bound of the worst hand in every reward mode
+    (the bounds derived in docs/rewards.md), and random legal hands stay within the bounds."""
+    from mountain_rummy_env.envs.aec import illegal_penalty
+    v = make()
+    worst = {"margin": v.lowest_hand_margin(), "points": v.lowest_hand_points(), "win": -1}
+    for mode, bound in worst.items():
+        assert illegal_penalty(v, mode) <= min(bound, -1)
+    g = Game(v, 1)
+    rng = np.random.default_rng(0)
+    for seed in range(60):
+        g.reset(seed=seed)
+        while not g.done(0):
+            g.step_one(0, int(rng.choice(g.legal_actions(0))))
+        pts = g.summary(0).hand_points
+        assert min(pts) >= worst["points"] and min(pts[0] - pts[1], pts[1] - pts[0]) >= worst["margin"]
+
+
+def test_illegal_penalty_values_and_options():
+    """The bounds as documented: Mountain -506 / -446 (2 jokers), -491 / -431 (1), -476 / -416
+    (0); Gin -125 and 0 (so -1). A chosen illegal_reward above the bound is refused."""
+    from mountain_rummy_env.envs.aec import illegal_penalty
+    for jokers, margin, points in ((2, -506, -446), (1, -491, -431), (0, -476, -416)):
+        v = mountain_variant(num_jokers=jokers)
+        assert (v.lowest_hand_margin(), v.lowest_hand_points()) == (margin, points)
+    gin = mre.gin_variant()
+    assert (gin.lowest_hand_margin(), gin.lowest_hand_points()) == (-125, 0)
+    assert [illegal_penalty(gin, m) for m in ("margin", "points", "win")] == [-125, -1, -1]
+    assert mre.gin_variant(gin_bonus=0, undercut_bonus=200).lowest_hand_margin() == -210
+    with pytest.raises(ConfigError, match="illegal_reward must be a number <= -506"):
+        mountain_rummy_v0.env(illegal_reward=-1)
+    with pytest.raises(ConfigError, match="illegal_action"):
+        mountain_rummy_v0.raw_env(illegal_action="ignore")
+    e = mountain_rummy_v0.env(illegal_reward=-1000)
+    e.reset(seed=1)
+    mover = e.agent_selection
+    e.step(_illegal(e))
+    assert e.rewards[mover] == -1000
+
+
+def test_reset_options_set_a_position():
+    """Both adapters take Game.reset's position as reset options (other keys are ignored)."""
+    position = {"scores": [962, 991], "hand_no": 2, "dealer": 0, "next_decks": [list(range(54))],
+                "unrelated": 1}
+    config = dict(episode="game", max_turns=1)   # one turn: draw and discard end the hand
+    for env in (mountain_rummy_v0.raw_env(**config), SingleAgentEnv(seat=1, **config)):
+        env.reset(seed=3, options=position)
+        s = env.game.states[0]
+        assert s["scores"].tolist() == [962, 991] and s["hand_no"] == 2 and s["dealer"] == 0
+        drawn = env.game.stock(0)[0]
+        for text in ("draw stock", "discard " + VARIANT.deck.card_text(drawn)):
+            env.step(VARIANT.parse_action(text))
+        assert env.game.states[0]["deck"].tolist() == list(range(54))   # the scripted hand 2
+    with pytest.raises(ValueError, match="dealer"):
+        env.reset(seed=3, options={"dealer": 5})
 
 
 # ---------------------------------------------------------------------------------------
@@ -413,11 +496,23 @@ def test_single_agent_registered_and_plays():
 def test_single_agent_illegal_action_raises():
     env = SingleAgentEnv()
     env.reset(seed=0)
+    before = env.game.states.tobytes()
     bad = int(np.flatnonzero(~env.action_masks())[0])
     with pytest.raises(IllegalActionError, match="action_masks"):
         env.step(bad)
     with pytest.raises(IllegalActionError):
         env.step(10**6)
+    assert env.game.states.tobytes() == before
+
+
+@pytest.mark.parametrize("reward,penalty", [("margin", -506.0), ("points", -446.0), ("win", -1.0)])
+def test_single_agent_illegal_action_terminates_with_the_penalty(reward, penalty):
+    env = SingleAgentEnv(illegal_action="terminate", reward=reward)
+    env.reset(seed=0)
+    bad = int(np.flatnonzero(~env.action_masks())[0])
+    _, r, term, trunc, info = env.step(bad)
+    assert (r, term, trunc, info) == (penalty, True, False, {"illegal_action": True})
+    assert not env.action_masks().any()
 
 
 def test_single_agent_opponents():

@@ -238,6 +238,27 @@ def test_episode_game_until_target_and_records_replay():
     replay(rec.record)
 
 
+def test_position_near_target_over_scripted_hands():
+    """The position API on Gin: totals 80 and 95 (target 100), then two scripted hands. The
+    knocker (seat 0) wins 18: 98, the game goes on; the dealer alternates (seat 0 deals) and
+    seat 1, now the knocker, wins 18: 113, the game is over."""
+    knock = ["pass", "pass", "draw stock", "knock 4C", "meld AC 2C 3C", "meld 7D 7H 7S",
+             "meld 9H TH JH", "pass", "layoff QH", "layoff KH", "layoff 7C", "pass",
+             "meld 2D 3D 4D", "pass"]
+    v = gin_variant(episode="game")
+    deck = deal_deck(v, KNOCKER, DEFENDER, "QC", "4C")   # the non-dealer gets KNOCKER
+    g = Game(v, 1)
+    g.reset(seed=1, deck=deck, dealer=1, scores=[80, 95], next_decks=[deck])
+    play(g, *knock)
+    sm = g.summary(0)
+    assert sm.hand_points == (18, 0) and sm.totals == (98, 95) and sm.game_winner == -1
+    assert int(g.states[0]["dealer"]) == 0 and g.current_player(0) == 1
+    assert sorted(g.hand(0, 1)) == sorted(v.deck.parse_cards(KNOCKER))   # the scripted deal
+    play(g, *knock)
+    sm = g.summary(0)
+    assert sm.hand_points == (0, 18) and sm.totals == (98, 113) and sm.game_winner == 1
+
+
 def test_random_games_reach_every_step():
     g = Game(VARIANT, 1)
     rng = np.random.default_rng(2)

@@ -29,13 +29,53 @@ def test_multi_hand_game_replays_to_identical_result(seed):
     assert len(loaded.hand_decks) >= 1
 
 
+def test_joker_copies_keep_their_ids_in_a_replay():
+    """Seed 1 shuffles the second joker (id 53) above the first: the record's exact deck text
+    (``XX#2``) replays to the identical state, not just the identical log."""
+    rec = play_random(mountain_variant(), 1)
+    deck = mountain_variant().deck.parse_cards(rec.record.deck)
+    assert deck.index(53) < deck.index(52) and "XX#2" in rec.record.deck
+    game, log = replay(GameRecord.from_json(rec.record.to_json()))
+    assert game.states.tobytes() == rec.game.states.tobytes() and log == rec.log
+
+
 def test_given_deck_and_dealer_are_kept():
     variant = mountain_variant()
     deck = list(range(54))[::-1]
     rec = Recorder(variant, 5, deck=deck, dealer=1)
     assert rec.record.dealer == 1
-    assert rec.record.deck.split()[0] == "XX"
+    assert rec.record.deck.split()[:2] == ["XX#2", "XX"]
     assert rec.log[0].startswith("Hand 1, dealer P1.")
+
+
+def test_game_from_a_position_records_it_and_replays():
+    """A game started part-way (totals, hand number, dealer, scripted decks of later hands)
+    stores that position (format 2) and replays to the identical state."""
+    variant = mountain_variant(episode="game", target_score=400)
+    first, second = list(range(54)), list(range(52))[::-1] + [52, 53]
+    rec = Recorder(variant, 9, deck=first, dealer=0, scores=[350, -20], hand_no=4,
+                   next_decks=[second])
+    rng = np.random.default_rng(2)
+    while not rec.game.done(0):
+        rec.play(int(rng.choice(rec.game.legal_actions(0))))
+    data = json.loads(rec.record.to_json())
+    assert data["format"] == "mountain-rummy-record/2"
+    assert data["start_scores"] == [350, -20] and data["start_hand_no"] == 4
+    assert data["next_decks"] == [variant.deck.cards_text(second, exact=True)]
+    assert rec.log[0].startswith("Hand 5, dealer P0.")
+    assert len(rec.record.hand_decks) == 3 and rec.record.hand_decks[1] == data["next_decks"][0]
+    game, log = replay(GameRecord.from_json(rec.record.to_json()))
+    assert game.states.tobytes() == rec.game.states.tobytes() and log == rec.log
+
+
+def test_format_1_record_still_replays():
+    rec = play_random(mountain_variant(), 4)
+    data = json.loads(rec.record.to_json())
+    for name in ("start_scores", "start_hand_no", "next_decks"):
+        del data[name]
+    data["format"] = "mountain-rummy-record/1"
+    game, log = replay(GameRecord.from_json(json.dumps(data)))
+    assert log == rec.log
 
 
 def test_log_is_readable():
@@ -55,6 +95,8 @@ def test_log_is_readable():
     (lambda d: d["actions"].insert(0, "fly away"), "cannot parse"),
     (lambda d: d["result"].update(scores=[1, 2]), "record says"),
     (lambda d: d.update(extra=1), "unknown field"),
+    (lambda d: d.update(start_scores=[1]), "one total per seat"),
+    (lambda d: d.update(next_decks=["AS KS"]), "next_decks"),
 ])
 def test_corrupt_records_raise_clear_errors(mutate, message):
     rec = play_random(mountain_variant(), 3)

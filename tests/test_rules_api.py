@@ -56,6 +56,14 @@ def test_duplicate_and_missing_cards():
     with pytest.raises(CardError):
         deck.parse_cards("XX=7C")  # a card in hand has no declared value
     assert deck.parse_cards("10h as xx") == [9 + 26, 39, 52]
+    assert deck.parse_cards("XX#2 XX") == [53, 52] and deck.cards_text([53, 52], exact=True) == "XX#2 XX"
+    assert deck.cards_text([53, 52]) == "XX XX"                    # plain text, for people
+    for bad, message in (("XX XX#1", "duplicate"), ("XX#3", "#1..#2"), ("XX#", "#1..#2"),
+                         ("5H#2", "#1..#1")):
+        with pytest.raises(CardError, match=message):
+            deck.parse_cards(bad)
+    two_decks = Deck(2, 4)                                          # 5H: ids 30 and 82
+    assert two_decks.parse_cards("5H#2 5H") == [82, 30] and two_decks.card_text(82, exact=True) == "5H#2"
 
 
 # ---------------------------------------------------------------------------- deck orders
@@ -76,6 +84,67 @@ def test_bad_deck_orders_raise_and_leave_the_state_unchanged():
     with pytest.raises(ValueError):
         g.reset(seed=-1)
     assert_unchanged(g, before)
+
+
+ORDER = list(range(54))
+
+
+@pytest.mark.parametrize("position,message", [
+    ({"scores": [5]}, "one total per seat"),
+    ({"scores": [1, 2, 3]}, "one total per seat"),
+    ({"scores": "12"}, "one total per seat"),
+    ({"scores": [1.5, 2]}, "total in scores"),
+    ({"scores": [True, 2]}, "total in scores"),
+    ({"scores": [10**10, 0]}, "total in scores"),
+    ({"dealer": 2}, "dealer"),
+    ({"dealer": -1}, "dealer"),
+    ({"dealer": 1.0}, "dealer"),
+    ({"dealer": True}, "dealer"),
+    ({"hand_no": -1}, "hand_no"),
+    ({"hand_no": "3"}, "hand_no"),
+    ({"next_decks": ORDER}, r"next_decks\[0\]"),               # one deck, not a list of decks
+    ({"next_decks": "AS KS"}, "list of deck orders"),
+    ({"next_decks": 5}, "list of deck orders"),
+    ({"next_decks": [ORDER, ORDER[:53]]}, r"next_decks\[1\] must hold each of the 54 cards.*53 cards"),
+    ({"next_decks": [ORDER[:53] + [0]]}, "AC repeated"),
+    ({"next_decks": [ORDER[:53] + [60]]}, "60 is not a card id"),
+    ({"next_decks": [ORDER[:53] + ["XX"]]}, "is not a card id"),
+    ({"deck": ORDER, "next_decks": ["AS KS"]}, "54 cards"),
+])
+def test_bad_positions_raise_and_leave_the_state_unchanged(position, message):
+    """Game.reset's position (totals, dealer, hand number, scripted decks) is checked before
+    anything changes: one clear error naming the argument."""
+    g = Game(variant(episode="game"), 2)
+    g.reset(seed=4, scores=[10, 20], next_decks=[ORDER])
+    before = snapshot(g)
+    with pytest.raises((ValueError, TypeError), match=message):
+        g.reset(seed=5, **position)
+    assert_unchanged(g, before)
+
+
+def test_position_at_reset_and_scripted_hands_after_next_hand():
+    """Totals, dealer and hand number set at reset (only in the games of ``index``); in
+    episode='hand', next_hand deals the scripted decks in turn, then the game's own shuffle;
+    a reset without a script drops what was left of one."""
+    g = Game(variant(max_turns=1), 3)
+    reversed_order = ORDER[:52][::-1] + ORDER[52:]
+    g.reset(seed=7, dealer=0, scores=[962, 991], hand_no=5, next_decks=[reversed_order, ORDER],
+            index=[0, 2])
+    s = g.states
+    assert s["scores"][[0, 2]].tolist() == [[962, 991]] * 2 and s["scores"][1].tolist() == [0, 0]
+    assert s["hand_no"][[0, 2]].tolist() == [5, 5] and s["dealer"][[0, 2]].tolist() == [0, 0]
+
+    def finish_and_deal(index):
+        drawn = g.variant.deck.card_text(g.stock(index)[0])
+        play(g, "draw stock", "discard " + drawn, index=index)   # max_turns=1 ends the hand
+        g.next_hand(index)
+        return g.states["deck"][index].tolist()
+
+    decks = [finish_and_deal(0) for _ in range(3)]
+    assert decks[:2] == [reversed_order, ORDER] and decks[2] not in (reversed_order, ORDER)
+    assert g.states["hand_no"][0] == 8
+    g.reset(seed=7, index=2)
+    assert finish_and_deal(2) != reversed_order
 
 
 def test_deck_order_as_card_string():

@@ -14,7 +14,7 @@ from mountain_rummy_env.core.state import (
 )
 
 from helpers import (
-    check_meld_shapes, hand_is, hand_text, legal_texts, play, recompute_credit_deadwood,
+    check_meld_shapes, deck_for, hand_is, hand_text, legal_texts, play, recompute_credit_deadwood,
     short_variant, start,
     variant,
 )
@@ -260,6 +260,30 @@ def test_mr6_hand_winner_deals_next():
     play(g, "draw stock", "discard KS")  # P1 (seat 0) wins and deals next
     assert g.summary().winner == 0
     assert g.states[0]["dealer"] == 0 and g.states[0]["current"] == 1
+
+
+def test_mr6_winner_deals_next_across_scripted_hands():
+    """MR-6 over four hands of one game: the hand winner deals the next hand, an exhausted
+    tie (MR-12) keeps the dealer. Three hands are scripted (Game.reset's next_decks); the
+    fourth comes from the game's own shuffle."""
+    low, high = "2C 3C 4C 5S 6S 7S 8D 9D TH JC QD", "AC 2D 3H 4S 5C 6D 7H 8S 9C TD JH QS KC"
+    tie = deck_for("AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC",
+                   "AD 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD", "AH", "AS")
+    hands = [deck_for(low, high, "KH", "KS"),    # dealer 1: the first player (seat 0) wins
+             deck_for(low, high, "KH", "KS"),    # dealer 0: the first player (seat 1) wins
+             tie]                                # dealer 1: equal deadwood, no winner
+    g = Game(variant(max_turns=1, episode="game", target_score=10_000), 1)
+    g.reset(seed=3, deck=hands[0], dealer=1, next_decks=hands[1:])
+    dealers, winners = [], []
+    for k in range(4):
+        s = g.states[0]
+        dealers.append(int(s["dealer"]))
+        assert s["hand_no"] == k and g.current_player() == 1 - dealers[-1]  # the non-dealer opens
+        assert (list(s["deck"]) == hands[k]) if k < 3 else (list(s["deck"]) not in hands)
+        drawn = g.variant.deck.card_text(g.stock()[0])
+        play(g, "draw stock", "discard " + drawn)             # max_turns=1: the hand is over
+        winners.append(g.summary().winner)
+    assert dealers == [1, 0, 1, 1] and winners[:3] == [0, 1, -1]
 
 
 # ---------------------------------------------------------------------------------- MR-7
@@ -660,3 +684,28 @@ def test_mr14_loser_passing_target_does_not_end_the_game():
     s = g.summary()
     assert s.totals == (64, 37) and s.winner == 1 and s.game_winner == -1
     assert g.states[0]["phase"] == PHASE_DRAW and g.states[0]["hand_no"] == 1
+
+
+def test_mr14_totals_near_target_over_scripted_hands():
+    """MR-14 from a game in progress: totals 962 and 991, target 1000. Hand 1: P1 (seat 0)
+    knocks and wins 36 to 23, so the loser passes 1000 (1014) and the game goes on while the
+    winner stays below (998). Hand 2, dealt by the winner (MR-6): seat 0 wins again, reaches
+    1034 and wins the game."""
+    melds = "2C 3C 4C 2D 3D 4D 2H 3H 4H 5C 5D 5H 6S"
+    other = "TC JC QC KC TD JD QD KD AS AD AH AC KS"
+    knock = ["meld 2C 3C 4C", "meld 2D 3D 4D", "meld 2H 3H 4H", "meld 5C 5D 5H", "knock 7S"]
+    g = Game(variant(episode="game"), 1)
+    g.reset(seed=0, deck=deck_for(melds, other, "9H", "7S"), dealer=1, scores=[962, 991],
+            next_decks=[deck_for(other, melds, "9H", "8S 7S")])
+    assert g.summary().totals == (962, 991)
+    play(g, "draw stock", *knock, "meld TC JC QC KC", "meld TD JD QD KD", "done")
+    s = g.summary()
+    assert s.hand_points == (36, 23) and s.winner == 0
+    assert s.totals == (998, 1014) and s.game_winner == -1          # the loser passed 1000
+    st = g.states[0]
+    assert st["phase"] == PHASE_DRAW and st["hand_no"] == 1 and st["dealer"] == 0
+    assert hand_is(g, 0, melds) and hand_is(g, 1, other)             # the scripted second deal
+    play(g, "draw stock", "discard 8S", "draw stock", *knock, "done")
+    s = g.summary()
+    assert s.winner == 0 and s.hand_points == (36, -161) and s.totals == (1034, 853)
+    assert s.game_winner == 0 and g.states[0]["phase"] == PHASE_GAME_OVER

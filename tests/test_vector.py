@@ -90,6 +90,25 @@ def test_illegal_action_raises_without_change():
     assert (env.game.states == before).all()
 
 
+def test_illegal_action_terminates_that_game_with_the_penalty():
+    """illegal_action="terminate": the game with an illegal action ends with the default
+    penalty (docs/rewards.md), is re-dealt like any ended episode and has no hand summary;
+    the other games step as usual."""
+    env = RummyVectorEnv(VARIANT, 4, seed=0, illegal_action="terminate")
+    env.reset()
+    seats, deck = env._learner.copy(), env.game.states["deck"][2].copy()
+    acts = np.array([np.flatnonzero(m)[0] for m in env.game.masks])
+    acts[2] = np.flatnonzero(env.game.masks[2] == 0)[0]
+    _, rew, term, trunc, info = env.step(acts)
+    assert rew[2] == VARIANT.lowest_hand_margin() == -506 and term[2] and not trunc.any()
+    fi = info["final_info"]
+    assert fi["illegal_action"][2] and fi["summary"][2] is None and fi["episode_return"][2] == -506
+    assert fi["learner_seat"][2] == seats[2] and not fi["illegal_action"][[0, 1, 3]].any()
+    assert info["action_mask"][2].any() and (env.game.states["deck"][2] != deck).any()  # re-dealt
+    with pytest.raises(Exception, match="illegal_reward must be a number <= -506"):
+        RummyVectorEnv(VARIANT, 1, illegal_action="terminate", illegal_reward=0)
+
+
 def _replay_single(seed, learner_seat, learner_actions, opponent, n_opp_rng=None):
     """Replay one game in ``Game(variant, 1)``: yields (obs, mask, reward) at each learner turn."""
     g = Game(VARIANT, 1)

@@ -1,10 +1,10 @@
 """Batch entry points shared by every variant.
 
 Each variant's kernel module defines the per-game functions ``apply_action``,
-``legal_mask``, ``new_game`` and ``next_hand`` over its own record and spec types. The loops
-here are written once: numba specialises them per spec type and resolves the per-game
-functions at compile time through :data:`KERNELS_BY_SPEC` (the result is cached like any
-other compiled call). The vector env's fused kernel uses the same resolution.
+``legal_mask``, ``new_game``, ``next_hand`` and ``start_hand`` over its own record and spec
+types. The loops here are written once: numba specialises them per spec type and resolves
+the per-game functions at compile time through :data:`KERNELS_BY_SPEC` (the result is cached
+like any other compiled call). The vector env's fused kernel uses the same resolution.
 """
 
 from __future__ import annotations
@@ -47,6 +47,10 @@ def next_hand(s, spec):  # pragma: no cover
     raise NotImplementedError("compiled only: resolved by spec type")
 
 
+def start_hand(s, spec):  # pragma: no cover
+    raise NotImplementedError("compiled only: resolved by spec type")
+
+
 @overload(apply_action)
 def _apply_action(s, spec, a):
     fn = _kernels_for(spec).apply_action
@@ -68,6 +72,12 @@ def _new_game(s, spec, seed, dealer, deck_given):
 @overload(next_hand)
 def _next_hand(s, spec):
     fn = _kernels_for(spec).next_hand
+    return lambda s, spec: fn(s, spec)
+
+
+@overload(start_hand)
+def _start_hand(s, spec):
+    fn = _kernels_for(spec).start_hand
     return lambda s, spec: fn(s, spec)
 
 
@@ -106,4 +116,13 @@ def next_hand_batch(states, spec, masks, scratch):
     """Deal the next hand of every game in ``states`` (each after a finished hand)."""
     for b in range(states.shape[0]):
         next_hand(states[b], spec)
+        legal_mask(states[b], spec, masks[b], scratch)
+
+
+@njit(cache=True)
+def deal_batch(states, spec, masks, scratch):
+    """Deal every game's ``deck`` as its current hand, keeping dealer, totals and hand number
+    (a scripted deck replacing the one the engine shuffled for a new hand)."""
+    for b in range(states.shape[0]):
+        start_hand(states[b], spec)
         legal_mask(states[b], spec, masks[b], scratch)

@@ -137,6 +137,9 @@ def deal(s, spec):
     s.ender = -1
 
 
+start_hand = deal  # the hand start every kernel module names (core.batch.deal_batch)
+
+
 @njit(cache=True)
 def clear_game(s, spec, seed):
     """Seed the game's generator and clear the totals and the last hand's summary."""

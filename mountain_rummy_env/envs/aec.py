@@ -27,11 +27,14 @@ response phase (meld / lay off, then `done`).
 
 ### Options
 
-`env(render_mode=None, reward="margin", observation_layout="flat", **config)` where
-`config` goes to `mountain_variant` (`num_jokers`, `camp_response`, `bonus_recipient`,
-`max_turns`, `target_score`, `episode`; invalid values raise `ConfigError`).
-`reset(seed=None, options={"deck": ..., "dealer": ...})`: `deck` fixes the first hand's card
-order (card string such as `"5H 6H XX ..."` or ids, top first), `dealer` the first dealer.
+`env(render_mode=None, reward="margin", observation_layout="flat", illegal_action="terminate",
+illegal_reward=None, **config)` where `config` goes to `mountain_variant` (`num_jokers`,
+`camp_response`, `bonus_recipient`, `max_turns`, `target_score`, `episode`; invalid values
+raise `ConfigError`); `raw_env` takes the same with `illegal_action="raise"`.
+`reset(seed=None, options={...})` takes `Game.reset`'s position: `deck` fixes the first
+hand's card order (card string such as `"5H 6H XX ..."` or ids, top first), `dealer` the first
+dealer, `scores` the game totals, `hand_no` the hands already played, `next_decks` the decks
+of the following hands (other keys are ignored).
 
 ### Observation Space
 
@@ -59,9 +62,15 @@ Given when a hand ends (each hand in `episode="game"`, where the episode ends at
 | `win`     | +1 hand won, -1 hand lost, 0 no winner (exhausted tie)         |
 
 `infos[agent]["hand"]` holds the finished hand's `HandSummary` as a dict (credit, deadwood,
-bonuses, hand points, game totals, game winner). The raw env raises `IllegalActionError` on
-an illegal action; `env()` wraps it like the classic envs (an illegal move ends the game with
-reward -1 for the mover).
+bonuses, hand points, game totals, game winner).
+
+An illegal action (`docs/rewards.md`, which also derives the penalties): with
+`illegal_action="raise"` (the raw env's default) `step` raises `IllegalActionError` naming
+the legal moves and nothing changes; with `"terminate"` (`env()`'s default, PettingZoo's
+convention for the classic envs) the episode ends, the mover gets `illegal_reward` (default
+`illegal_penalty`: no better than the worst hand a legal policy can get) and the other seats
+its zero-sum counterpart (0 in `points` mode); every `infos[agent]["illegal_action"]` names
+the mover.
 
 ### Version History
 
@@ -79,7 +88,7 @@ from pettingzoo.utils import turn_based_aec_to_parallel, wrappers
 
 from ..config import ConfigError
 from ..core.state import EVENT_GAME_OVER, EVENT_HAND_OVER
-from ..game import Game
+from ..game import Game, IllegalActionError
 from ..variants.mountain import mountain_variant
 from ..core.dispatch import FastCall
 from . import observation as obs_mod
@@ -87,6 +96,8 @@ from .render import render_text
 
 REWARD_MODES = ("margin", "points", "win")
 OBSERVATION_LAYOUTS = ("flat", "planes")
+ILLEGAL_ACTIONS = ("raise", "terminate")
+RESET_OPTIONS = ("deck", "dealer", "scores", "hand_no", "next_decks")
 
 
 def hand_rewards(summary, mode: str, num_players: int = 2) -> list[float]:
@@ -107,6 +118,45 @@ def check_reward_mode(reward: str) -> None:
         raise ConfigError(f"reward must be one of {', '.join(map(repr, REWARD_MODES))}; got {reward!r}")
 
 
+def illegal_penalty(variant, mode: str) -> float:
+    """The default reward of a seat whose illegal action ends the episode: no better than the
+    worst hand a legal policy can get in ``mode`` (the variant's bounds, docs/rewards.md),
+    and never above -1, so ignoring the mask never pays."""
+    worst = {"margin": variant.lowest_hand_margin(), "points": variant.lowest_hand_points(),
+             "win": -1}[mode]
+    return float(min(worst, -1))
+
+
+def illegal_reward_for(variant, mode: str, illegal_action: str, illegal_reward) -> float:
+    """Check an adapter's illegal-action options; returns the penalty to use. A chosen
+    ``illegal_reward`` above the default would let an agent gain by ignoring the mask."""
+    if illegal_action not in ILLEGAL_ACTIONS:
+        raise ConfigError(f"illegal_action must be 'raise' or 'terminate'; got {illegal_action!r}")
+    default = illegal_penalty(variant, mode)
+    if illegal_reward is None:
+        return default
+    if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)) \
+            or not illegal_reward <= default:
+        raise ConfigError(f"illegal_reward must be a number <= {default:g} (the worst hand a legal "
+                          f"policy can get with reward={mode!r}); got {illegal_reward!r}")
+    return float(illegal_reward)
+
+
+def forfeit_rewards(offender: int, penalty: float, mode: str, num_players: int = 2) -> list[float]:
+    """Per-seat rewards when ``offender``'s illegal action ends the episode: ``penalty`` for
+    it; in the zero-sum modes (``margin``, ``win``) the other seats share ``-penalty``, in
+    ``points`` mode they get 0 (no hand was scored)."""
+    share = 0.0 if mode == "points" else -penalty / (num_players - 1)
+    return [penalty if p == offender else share for p in range(num_players)]
+
+
+def reset_position(options: dict | None) -> dict:
+    """``Game.reset`` keyword arguments from an env's ``reset(options=...)``: the
+    ``RESET_OPTIONS`` it holds (other keys are ignored, as PettingZoo's ``api_test`` expects)."""
+    options = options or {}
+    return {name: options[name] for name in RESET_OPTIONS if name in options}
+
+
 def observation_box(variant, layout: str = "flat") -> spaces.Box:
     low, high = obs_mod.observation_bounds(variant)
     if layout == "planes":
@@ -117,12 +167,13 @@ def observation_box(variant, layout: str = "flat") -> spaces.Box:
 
 def env_functions(raw_cls):
     """``(env, parallel_env)`` for an AEC class: ``env(**kwargs)`` wraps ``raw_cls`` like
-    PettingZoo's classic envs; ``parallel_env`` is ``turn_based_aec_to_parallel`` over it."""
+    PettingZoo's classic envs (an illegal move ends the game: ``illegal_action="terminate"``
+    unless given); ``parallel_env`` is ``turn_based_aec_to_parallel`` over it."""
     name = raw_cls.metadata["name"]
 
     def env(**kwargs):
+        kwargs.setdefault("illegal_action", "terminate")
         e = raw_cls(**kwargs)
-        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
         e = wrappers.AssertOutOfBoundsWrapper(e)
         e = wrappers.OrderEnforcingWrapper(e)
         return e
@@ -146,7 +197,8 @@ class raw_env(AECEnv):
     variant_factory = staticmethod(mountain_variant)
 
     def __init__(self, render_mode: str | None = None, reward: str = "margin",
-                 observation_layout: str = "flat", **config):
+                 observation_layout: str = "flat", illegal_action: str = "raise",
+                 illegal_reward: float | None = None, **config):
         super().__init__()
         check_reward_mode(reward)
         if observation_layout not in OBSERVATION_LAYOUTS:
@@ -156,6 +208,8 @@ class raw_env(AECEnv):
         self.variant = self.variant_factory(**config)
         self.game = Game(self.variant, 1)
         self.reward_mode = reward
+        self.illegal_action = illegal_action
+        self.illegal_reward = illegal_reward_for(self.variant, reward, illegal_action, illegal_reward)
         self.observation_layout = observation_layout
         self.render_mode = render_mode
         n = self.variant.num_players
@@ -195,14 +249,14 @@ class raw_env(AECEnv):
         return self._np_random
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """New game; ``options`` may hold ``deck`` (first hand's order) and ``dealer``."""
-        options = options or {}
+        """New game; ``options`` may set a position (``RESET_OPTIONS``, see ``Game.reset``)."""
+        position = reset_position(options)
         if seed is not None:
             self._np_random, _ = seeding.np_random(seed)
             game_seed = int(seed)
         else:
             game_seed = int(self.np_random.integers(2**62))
-        self.game.reset(seed=game_seed, deck=options.get("deck"), dealer=options.get("dealer"))
+        self.game.reset(seed=game_seed, **position)
         self._has_reset = True
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -241,7 +295,13 @@ class raw_env(AECEnv):
             return
         self._cumulative_rewards[agent] = 0.0
         self.infos[agent] = {}
-        event = self.game.step_one(0, action)  # raises IllegalActionError, nothing changed
+        try:
+            event = self.game.step_one(0, action)
+        except IllegalActionError:  # nothing changed
+            if self.illegal_action == "raise":
+                raise
+            self._forfeit(agent)
+            return
         self.rewards = {a: 0.0 for a in self.agents}
         if event in (EVENT_HAND_OVER, EVENT_GAME_OVER):
             summary = self.game.summary(0)
@@ -256,6 +316,15 @@ class raw_env(AECEnv):
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def _forfeit(self, agent) -> None:
+        """``illegal_action="terminate"``: the illegal move of ``agent`` ends the episode."""
+        values = forfeit_rewards(self._seat[agent], self.illegal_reward, self.reward_mode,
+                                 self.variant.num_players)
+        self.rewards = {a: values[self._seat[a]] for a in self.agents}
+        self.infos = {a: {"illegal_action": agent} for a in self.agents}
+        self.terminations = {a: True for a in self.agents}
+        self._accumulate_rewards()
 
     def render(self):
         if self.render_mode is None:

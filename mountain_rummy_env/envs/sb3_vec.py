@@ -4,7 +4,9 @@ Stable-Baselines3 ``VecEnv``, with ``action_masks()`` for sb3-contrib's ``Maskab
 No per-env Python objects: ``step_wait`` forwards one batched step. SB3's conventions are
 mapped from Gymnasium's same-step autoreset: ``dones = terminated | truncated``; an ended
 episode's last observation is ``infos[i]["terminal_observation"]`` and its hand summary
-``infos[i]["summary"]`` (plus ``"episode": {"r", "l"}`` for SB3's episode logging).
+``infos[i]["summary"]`` (plus ``"episode": {"r", "l"}`` for SB3's episode logging). Illegal
+actions follow the wrapped env's ``illegal_action`` (``docs/rewards.md``); an episode it ended
+has ``infos[i]["illegal_action"]`` true and no summary.
 
     from sb3_contrib import MaskablePPO
     venv = SB3VecEnv(mountain_rummy_v0.vector_env(num_envs=64, seed=0))
@@ -55,6 +57,7 @@ class SB3VecEnv(VecEnv):
                     "terminal_observation": info["final_obs"][i],
                     "TimeLimit.truncated": bool(trunc[i] and not term[i]),
                     "summary": final["summary"][i],
+                    "illegal_action": bool(final["illegal_action"][i]),
                     "seed": int(final["seed"][i]),
                     "episode": {"r": float(final["episode_return"][i]), "l": int(self._lengths[i])},
                 }

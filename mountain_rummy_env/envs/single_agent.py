@@ -23,21 +23,24 @@ or ``info``-free masking. ``env.unwrapped.variant.action_text(a)`` names an acti
 Given when a hand ends (``reward="margin"``: own hand points - opponent's, default;
 ``"points"``: own hand points; ``"win"``: +1 / -1 / 0 by hand winner). With
 ``episode="game"`` every hand pays and the episode ends at game over. The finished hand's
-summary is in ``info["hand"]``.
+summary is in ``info["hand"]``. Every adapter's rewards and illegal-action handling:
+``docs/rewards.md``.
 
 ## Arguments
 
 ``SingleAgentEnv(opponent=None, seat=0, reward="margin", render_mode=None,
-illegal_action="raise", observation_layout="flat", **config)``
+illegal_action="raise", illegal_reward=None, observation_layout="flat", **config)``
 
 * ``opponent``: ``None`` (uniform random over the legal actions, drawn from ``np_random``), a
   callable ``(observation, action_mask) -> action`` (observation: the opponent seat's flat
   view), or an object with ``.act(view, mask)`` taking a :class:`PlayerView`.
 * ``seat``: 0, 1 or ``"rotate"`` (alternate each reset; a seeded reset plays seat
   ``seed % 2``).
-* ``illegal_action``: ``"raise"`` raises :class:`IllegalActionError` naming the legal moves;
-  ``"terminate"`` ends the episode with reward ``illegal_reward`` (-1) and
-  ``info["illegal_action"] = True`` (for generic checkers that sample unmasked actions).
+* ``illegal_action``: ``"raise"`` (default) raises :class:`IllegalActionError` naming the
+  legal moves, nothing changed; ``"terminate"`` ends the episode with reward
+  ``illegal_reward`` and ``info["illegal_action"] = True`` (for generic checkers that sample
+  unmasked actions). ``illegal_reward=None`` is :func:`~.aec.illegal_penalty`, no better than
+  the worst hand a legal policy can get (``docs/rewards.md``); a larger one is refused.
 * ``config``: :class:`MountainConfig` options (invalid ones raise ``ConfigError``).
 
 ## Version History
@@ -57,7 +60,10 @@ from ..game import Game, IllegalActionError, player_view
 from ..variants.mountain import mountain_variant
 from ..core.dispatch import FastCall
 from . import observation as obs_mod
-from .aec import OBSERVATION_LAYOUTS, check_reward_mode, hand_rewards, observation_box
+from .aec import (
+    OBSERVATION_LAYOUTS, check_reward_mode, hand_rewards, illegal_reward_for, observation_box,
+    reset_position,
+)
 from .render import render_text
 
 
@@ -67,13 +73,11 @@ class SingleAgentEnv(gymnasium.Env):
     variant_factory = staticmethod(mountain_variant)
 
     def __init__(self, opponent=None, seat=0, reward: str = "margin", render_mode: str | None = None,
-                 illegal_action: str = "raise", illegal_reward: float = -1.0,
+                 illegal_action: str = "raise", illegal_reward: float | None = None,
                  observation_layout: str = "flat", **config):
         check_reward_mode(reward)
         if seat not in (0, 1, "rotate"):
             raise ConfigError(f"seat must be 0, 1 or 'rotate'; got {seat!r}")
-        if illegal_action not in ("raise", "terminate"):
-            raise ConfigError(f"illegal_action must be 'raise' or 'terminate'; got {illegal_action!r}")
         if observation_layout not in OBSERVATION_LAYOUTS:
             raise ConfigError(f"observation_layout must be 'flat' or 'planes'; got {observation_layout!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -89,7 +93,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.reward_mode = reward
         self.render_mode = render_mode
         self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = illegal_reward_for(self.variant, reward, illegal_action, illegal_reward)
         self.observation_layout = observation_layout
         self.observation_space = observation_box(self.variant, observation_layout)
         self.action_space = spaces.Discrete(self.variant.num_actions)
@@ -149,23 +153,22 @@ class SingleAgentEnv(gymnasium.Env):
     # ----------------------------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        """New game; ``options`` may hold ``deck`` (first hand's card order) and ``dealer``."""
+        """New game; ``options`` may set a position (``RESET_OPTIONS``, see ``Game.reset``)."""
         super().reset(seed=seed)
-        options = options or {}
+        position = reset_position(options)
         if self.seat_option == "rotate":
             self.seat = (int(seed) % 2) if seed is not None else 1 - self.seat
         game_seed = int(seed) if seed is not None else int(self.np_random.integers(2**62))
-        deck, dealer = options.get("deck"), options.get("dealer")
         self._pending = 0.0
         while True:
-            self.game.reset(seed=game_seed, deck=deck, dealer=dealer)
+            self.game.reset(seed=game_seed, **position)
             self._terminated = False
             reward, info = self._play_opponent()
             if not self._terminated:
                 break
             # the opponent ended the whole episode before the agent's first move: deal again
             game_seed = int(self.np_random.integers(2**62))
-            deck = None
+            position.pop("deck", None)
         self._pending = reward  # a hand the opponent finished first (episode="game") pays now
         if self.render_mode == "human":
             self.render()
@@ -183,7 +186,9 @@ class SingleAgentEnv(gymnasium.Env):
                 raise IllegalActionError(self.game.illegal_reason(0, a)
                                          + " (use env.action_masks() to pick legal actions)")
             self._terminated = True
-            return self._encode(self.seat), self.illegal_reward, True, False, {"illegal_action": True}
+            reward = self._pending + self.illegal_reward   # a hand finished before still pays
+            self._pending = 0.0
+            return self._encode(self.seat), reward, True, False, {"illegal_action": True}
         reward, info = self._apply(a)
         reward += self._pending
         self._pending = 0.0

@@ -50,6 +50,13 @@ opponent policy, so the learner sees ordinary single-agent batches:
 * Seeding: ``reset(seed=s)`` starts game ``i`` with seed ``s + i`` (``Game.reset``'s
   convention); later episodes draw their game seeds from a generator seeded by ``s``.
 
+Illegal actions (``docs/rewards.md``): ``illegal_action="raise"`` (default) raises
+:class:`IllegalActionError` naming the first game with one, before any game changes;
+``"terminate"`` ends the episode of each game with an illegal action, with reward
+``illegal_reward`` (default :func:`~.aec.illegal_penalty` for ``reward="margin"``, no better
+than the worst hand a legal policy can get), ``final_info["illegal_action"]`` set and no
+summary; the other games step as usual.
+
 A pathological corner: if a freshly dealt episode ends during the opponent's opening moves
 (before the learner acted at all, e.g. an immediate camp), it is discarded and the game
 re-dealt with a new seed and the same learner seat (``infos["skipped_episodes"]`` counts
@@ -69,6 +76,7 @@ from numba import njit
 from ..core import batch
 from ..core.state import EVENT_GAME_OVER, PHASE_HAND_OVER
 from ..game import Game, IllegalActionError
+from .aec import illegal_reward_for
 from .observation import encode_observations, observation_bounds, observation_size
 
 __all__ = ["RummyVectorEnv", "sample_masked", "advance", "vector_env_factory", "seed_rng"]
@@ -179,7 +187,8 @@ class RummyVectorEnv(VectorEnv):
 
     def __init__(self, variant, num_envs: int = 1, *, seed: int | None = None,
                  opponent: str | Callable = "random", learner_seat: int | str = "rotate",
-                 obs_dtype: str = "float32", copy: bool = True):
+                 obs_dtype: str = "float32", copy: bool = True, illegal_action: str = "raise",
+                 illegal_reward: float | None = None):
         if num_envs < 1:
             raise ValueError(f"num_envs must be >= 1, got {num_envs}")
         if not (opponent == "random" or callable(opponent)):
@@ -190,6 +199,8 @@ class RummyVectorEnv(VectorEnv):
             raise ValueError(f"learner_seat must be 'rotate', 'random' or a seat 0..{P - 1}; got {learner_seat!r}")
         if obs_dtype not in ("float32", "int8"):
             raise ValueError(f"obs_dtype must be 'float32' or 'int8'; got {obs_dtype!r}")
+        self.illegal_action = illegal_action
+        self.illegal_reward = illegal_reward_for(variant, "margin", illegal_action, illegal_reward)
         self.variant = variant
         self.spec = variant.spec
         self.num_envs = num_envs
@@ -259,12 +270,15 @@ class RummyVectorEnv(VectorEnv):
         if actions.shape != (self.num_envs,):
             raise ValueError(f"expected {self.num_envs} actions, got {actions.shape[0]}")
         bad = (actions < 0) | (actions >= self.variant.num_actions)
-        if not bad.any():
-            bad = game.masks[np.arange(self.num_envs), actions] == 0
+        bad[~bad] = game.masks[np.flatnonzero(~bad), actions[~bad]] == 0
+        rewards, terminal, hand_over = self._buffers()
         if bad.any():
             b = int(np.flatnonzero(bad)[0])
-            raise IllegalActionError(game.illegal_reason(b, int(actions[b])))
-        rewards, terminal, hand_over = self._buffers()
+            if self.illegal_action == "raise":
+                raise IllegalActionError(game.illegal_reason(b, int(actions[b])))
+            actions = np.where(bad, -1, actions)
+            rewards[bad] = self.illegal_reward     # the episode ends unplayed: advance skips it
+            terminal[bad] = True
         self.actions_applied += advance(
             game.states, self.spec, game.masks, game.events, game._scratch, actions,
             self._learner, self._all, self.opponent == "random", self._rng,
@@ -275,7 +289,7 @@ class RummyVectorEnv(VectorEnv):
         infos: dict = {}
         done = np.flatnonzero(terminal)
         if len(done):
-            infos.update(self._finish(done))
+            infos.update(self._finish(done, bad))
             rewards2, terminal2, hand_over2 = self._buffers()
             self._start(done, None)
             skipped = self._settle(done, rewards2, terminal2, hand_over2)
@@ -372,8 +386,9 @@ class RummyVectorEnv(VectorEnv):
                 st, self.spec, game.masks, game.events, game._scratch, actions, self._learner,
                 step_active, False, self._rng, rewards, terminal, hand_over)
 
-    def _finish(self, done) -> dict:
-        """Same-step autoreset infos for the games ``done`` (before they are re-dealt)."""
+    def _finish(self, done, illegal) -> dict:
+        """Same-step autoreset infos for the games ``done`` (before they are re-dealt);
+        ``illegal[b]``: game ``b`` ended by an illegal action (no hand summary)."""
         n = self.num_envs
         final = np.zeros((len(done), self._obs.shape[1]), self.obs_dtype)
         encode_observations(self.game.states[done], self.spec, self._learner[done], final)
@@ -383,9 +398,10 @@ class RummyVectorEnv(VectorEnv):
         mask[done] = True
         for k, b in enumerate(done):
             final_obs[b] = final[k]
-            summary[b] = self.game.summary(int(b)).as_dict()
+            summary[b] = None if illegal[b] else self.game.summary(int(b)).as_dict()
         final_info = {
             "summary": summary, "_summary": mask.copy(),
+            "illegal_action": illegal.copy(), "_illegal_action": mask.copy(),
             "seed": self._seeds.copy(), "_seed": mask.copy(),
             "learner_seat": self._learner.copy(), "_learner_seat": mask.copy(),
             "episode_return": self._returns.copy(), "_episode_return": mask.copy(),
@@ -400,9 +416,11 @@ def vector_env_factory(make_variant: Callable) -> Callable:
 
     def vector_env(num_envs: int = 1, seed: int | None = None, opponent="random",
                    learner_seat="rotate", obs_dtype: str = "float32", copy: bool = True,
+                   illegal_action: str = "raise", illegal_reward: float | None = None,
                    **config) -> RummyVectorEnv:
         return RummyVectorEnv(make_variant(**config), num_envs, seed=seed, opponent=opponent,
-                              learner_seat=learner_seat, obs_dtype=obs_dtype, copy=copy)
+                              learner_seat=learner_seat, obs_dtype=obs_dtype, copy=copy,
+                              illegal_action=illegal_action, illegal_reward=illegal_reward)
 
     vector_env.__doc__ = (f"Gymnasium VectorEnv of {getattr(make_variant, '__name__', 'the variant')}"
                           " games; see :class:`mountain_rummy_env.envs.vector.RummyVectorEnv`.")

@@ -96,6 +96,18 @@ class GinActionLayout(NamedTuple):
 class GinVariant(Variant):
     """A :class:`Variant` with Gin's action families and text forms."""
 
+    def lowest_hand_points(self) -> int:
+        """GR-4: only the hand winner scores, so a seat's hand points are never negative."""
+        return 0
+
+    def lowest_hand_margin(self) -> int:
+        """GR-4 (and OpenSpiel's returns): the opponent wins at most a full hand's deadwood
+        (every card at the highest value) plus the gin bonus, or, undercutting a knock, at
+        most the knock limit plus the undercut bonus."""
+        spec = self.spec
+        full_hand = spec.hand_size * int(spec.hand_value.max())
+        return -max(full_hand + spec.gin_bonus, spec.knock_limit + spec.undercut_bonus)
+
     def action_text(self, action: int) -> str:
         family = self.action_family(action)
         lay = self.layout

@@ -51,13 +51,16 @@ def test_given_deck_and_dealer_are_kept():
 def test_game_from_a_position_records_it_and_replays():
     """A game started part-way (totals, hand number, dealer, scripted decks of later hands)
     stores that position (format 2) and replays to the identical state."""
-    variant = mountain_variant(episode="game", target_score=400)
+    # a hand pays at most 506 (docs/rewards.md), so two hands cannot reach the target: the
+    # third hand is dealt whatever random play does, and the record stops there
+    variant = mountain_variant(episode="game", target_score=2000)
     first, second = list(range(54)), list(range(52))[::-1] + [52, 53]
     rec = Recorder(variant, 9, deck=first, dealer=0, scores=[350, -20], hand_no=4,
                    next_decks=[second])
     rng = np.random.default_rng(2)
-    while not rec.game.done(0):
+    while len(rec.record.hand_decks) < 3:
         rec.play(int(rng.choice(rec.game.legal_actions(0))))
+    rec.stop()
     data = json.loads(rec.record.to_json())
     assert data["format"] == "mountain-rummy-record/2"
     assert data["start_scores"] == [350, -20] and data["start_hand_no"] == 4

@@ -142,6 +142,8 @@ class Deck:
                 if face == JOKER_FACE
                 else range(face, self.num_naturals, NUM_FACES)
             )
+            if not copies:
+                raise CardError(f"{token!r}: this deck has no jokers")
             if numbered:
                 if not nth.isdigit() or not 1 <= int(nth) <= len(copies):
                     raise CardError(f"malformed card {token!r}: this deck holds copies #1..#{len(copies)}")

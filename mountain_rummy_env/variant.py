@@ -6,8 +6,8 @@ Every action id has a canonical text form, and text parses back to the id:
 family             text                          meaning
 =================  ============================  =============================================
 draw               ``draw stock``                top card of the stock (MR-7.1)
-take (card id)     ``take 7H``                   that discard-pile card and all above it; the
-                                                 second joker from the top is ``take XX#2``
+take (card id)     ``take 7H``                   that discard-pile card and all above it; a
+                                                 second physical copy reads ``take XX#2``
 meld (template)    ``meld 5H 6H 7H``             new meld from hand; missing faces filled by
                                                  jokers, shown as ``XX=7H`` in logs
 regroup (template) ``regroup 5H 6H 7H``          new meld from hand plus cards detached from
@@ -34,6 +34,28 @@ from .melds import MeldTable
 
 class ActionError(ValueError):
     """An action id or action text that is out of range, malformed or illegal here."""
+
+
+# How each action family's ids read as text. A layout may override a family's form with a
+# class attribute ``FORMS`` (Gin's ``layoff`` names only a face).
+DEFAULT_FORMS = {
+    "draw": "words", "pass": "words", "done": "words", "base_camp": "words",
+    "take": "card", "meld": "template", "regroup": "template", "layoff": "slot_face",
+    "swap": "slot_face", "discard": "face", "knock": "face",
+}
+WORDS = {"draw": "draw stock", "base_camp": "base camp"}
+FORM_EXAMPLES = {"card": "7H", "template": "5H 6H 7H", "slot_face": "9H m3", "face": "3C"}
+
+
+def _field(family: str) -> str:
+    """Layout field of a family (``pass`` is the field ``pass_``, a Python keyword)."""
+    return family + "_" if family == "pass" else family
+
+
+def _example(family: str, form: str) -> str:
+    if form == "words":
+        return WORDS.get(family, family.replace("_", " "))
+    return f"{family} {FORM_EXAMPLES[form]}"
 
 
 @dataclass(frozen=True)
@@ -100,75 +122,82 @@ class Variant:
                 return name.rstrip("_")      # Gin's ``pass_`` is the family ``pass``
         raise AssertionError(action)
 
+    def action_form(self, family: str) -> str:
+        """How ``family``'s ids read as text: a key of :data:`FORM_EXAMPLES`."""
+        return getattr(self.layout, "FORMS", {}).get(family) or DEFAULT_FORMS[family]
+
     def action_text(self, action: int) -> str:
         family = self.action_family(action)
-        lay = self.layout
-        if family == "draw":
-            return "draw stock"
-        if family == "take":
-            card = action - lay.take
-            if card >= self.deck.num_naturals:
-                n = card - self.deck.num_naturals
-                return "take XX" if n == 0 else f"take XX#{n + 1}"
-            return f"take {self.deck.card_text(card)}"
-        if family in ("meld", "regroup"):
-            t = action - getattr(lay, family)
-            return f"{family} " + " ".join(face_text(f) for f in self.table.template_faces(t))
-        if family == "layoff":
-            slot, face = divmod(action - lay.layoff, JOKER_FACE)
-            return f"layoff {face_text(face)} m{slot}"
-        if family in ("discard", "knock"):
-            return f"{family} {face_text(action - getattr(lay, family))}"
-        return "base camp" if family == "base_camp" else "done"
+        index = action - getattr(self.layout, _field(family))
+        form = self.action_form(family)
+        verb = family.replace("_", " ")
+        if form == "words":
+            return WORDS.get(family, verb)
+        if form == "card":
+            return f"{verb} {self.deck.card_text(index, exact=True)}"
+        if form == "template":
+            return f"{verb} " + " ".join(face_text(f) for f in self.table.template_faces(index))
+        if form == "slot_face":
+            slot, face = divmod(index, JOKER_FACE)
+            return f"{verb} {face_text(face)} m{slot}"
+        return f"{verb} {face_text(index)}"      # "face"
 
     def parse_action(self, text: str) -> int:
         """Action id for a canonical text form (case-insensitive; ``XX=7H`` accepted for 7H)."""
         words = text.strip().split()
         if not words:
             raise ActionError("empty action text")
-        verb = words[0].lower()
+        lowered = [w.lower() for w in words]
+        families = [name.rstrip("_") for name in type(self.layout)._fields[:-1]]
+        for family in families:
+            form = self.action_form(family)
+            if form == "words" and lowered in (WORDS.get(family, family).split(), [family]):
+                return getattr(self.layout, _field(family))
+        family = lowered[0]
         args = words[1:]
-        lay = self.layout
+        if family not in families or self.action_form(family) == "words":
+            raise self._unparsable(text, families)
+        start = getattr(self.layout, _field(family))
+        size = self._family_size(family)
+        form = self.action_form(family)
         try:
-            if verb == "draw" and [w.lower() for w in args] in ([], ["stock"]):
-                return lay.draw
-            if verb == "base" and [w.lower() for w in args] == ["camp"]:
-                return lay.base_camp
-            if verb == "done" and not args:
-                return lay.done
-            if verb == "take" and len(args) == 1:
-                token = args[0].upper()
-                if token.startswith("XX"):
-                    nth = int(token[3:]) if token.startswith("XX#") else 1
-                    if not 1 <= nth <= self.deck.num_jokers or token not in ("XX", f"XX#{nth}"):
-                        raise ActionError(f"no joker {token!r} in this deck")
-                    return lay.take + self.deck.num_naturals + nth - 1
-                return lay.take + self.deck.parse_cards(token)[0]
-            if verb in ("meld", "regroup") and len(args) >= 3:
+            if form == "template" and len(args) >= 3:
                 faces = [self._declared_face(w) for w in args]
                 t = self.table.find(faces)
                 if t < 0 or len(set(faces)) != len(faces):
                     raise ActionError(f"{' '.join(args)!r} is not a set or run")
-                return getattr(lay, verb) + t
-            if verb == "layoff" and len(args) == 2 and args[1].lower().startswith("m"):
+                return start + t
+            if form == "card" and len(args) == 1:
+                if parse_declared(args[0].partition("#")[0])[1] is not None:
+                    raise ActionError("a card in hand has no declared value")
+                return start + self.deck.parse_cards(args[0])[0]
+            if form == "slot_face" and len(args) == 2 and args[1].lower().startswith("m"):
                 face = self._declared_face(args[0])
                 slot = int(args[1][1:])
-                if not 0 <= slot < self.spec.max_melds:
-                    raise ActionError(f"meld slot {slot} is outside 0..{self.spec.max_melds - 1}")
-                return lay.layoff + slot * JOKER_FACE + face
-            if verb in ("discard", "knock") and len(args) == 1:
+                if not 0 <= slot < size // JOKER_FACE:
+                    raise ActionError(f"meld slot {slot} is outside 0..{size // JOKER_FACE - 1}")
+                return start + slot * JOKER_FACE + face
+            if form == "face" and len(args) == 1:
                 face, declared = parse_declared(args[0])
                 if declared is not None:
                     raise ActionError("a card in hand has no declared value")
-                return getattr(lay, verb) + face
+                if face >= size:
+                    raise ActionError(f"{self.name} has no jokers")
+                return start + face
         except (CardError, ValueError) as err:
             if isinstance(err, ActionError):
                 raise
             raise ActionError(f"cannot parse action {text!r}: {err}") from err
-        raise ActionError(
-            f"cannot parse action {text!r}; forms: 'draw stock', 'take 7H', 'meld 5H 6H 7H', "
-            "'regroup 5H 6H 7H', 'layoff 9H m3', 'discard 3C', 'knock 4D', 'base camp', 'done'"
-        )
+        raise self._unparsable(text, families)
+
+    def _family_size(self, family: str) -> int:
+        offsets = list(self.layout)
+        k = type(self.layout)._fields.index(_field(family))
+        return offsets[k + 1] - offsets[k]
+
+    def _unparsable(self, text: str, families: list[str]) -> ActionError:
+        forms = ", ".join(repr(_example(f, self.action_form(f))) for f in families)
+        return ActionError(f"cannot parse action {text!r}; forms: {forms}")
 
     @staticmethod
     def _declared_face(token: str) -> int:

@@ -179,8 +179,9 @@ def new_game(s, spec, seed, dealer, deck_given):
 
 @njit(cache=True)
 def hand_view(s, spec, p, face_card, jokers):
-    """Fill ``face_card[f]`` with a natural card of face f in p's hand (a discardable copy
-    preferred) and ``jokers`` with p's jokers, obligation joker and taken jokers first.
+    """Fill ``face_card[f]`` with the natural card of face f in p's hand that a meld or
+    layoff uses (of two copies, the one taken this turn, which may not be discarded anyway)
+    and ``jokers`` with p's jokers, obligation joker and taken jokers first.
     Returns (number of jokers, hand size, discardable cards, deadwood)."""
     for f in range(JOKER_FACE):
         face_card[f] = -1
@@ -199,7 +200,7 @@ def hand_view(s, spec, p, face_card, jokers):
         if f == JOKER_FACE:
             jokers[nj] = c
             nj += 1
-        elif face_card[f] < 0 or s.taken[face_card[f]] != 0:
+        elif face_card[f] < 0 or s.taken[c] != 0:
             face_card[f] = c
     # order jokers: the obligation card, then taken ones, then the rest
     for a in range(nj):

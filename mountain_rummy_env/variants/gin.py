@@ -27,13 +27,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..cards import NUM_FACES, CardError, Deck, face_text, parse_declared
+from ..cards import NUM_FACES, Deck
 from ..config import check_choice, check_int, config_from_dict
 from ..core import gin as kernels
 from ..core.spec import build_spec
 from ..melds import MeldRules, build_meld_table
 from ..solver import fast_tables
-from ..variant import ActionError, Variant
+from ..variant import Variant
 
 GIN_RULES = MeldRules(ace_low=True, ace_high=False,
                       rank_credit=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10))
@@ -86,6 +86,8 @@ class GinActionLayout(NamedTuple):
     layoff: int
     num_actions: int
 
+    FORMS = {"layoff": "face"}   # ``layoff 9H``: the knocker's meld it fits is implied
+
     @classmethod
     def build(cls, num_templates: int) -> "GinActionLayout":
         sizes = [1, NUM_FACES, 1, NUM_FACES, NUM_FACES, num_templates, NUM_FACES]
@@ -94,7 +96,7 @@ class GinActionLayout(NamedTuple):
 
 @dataclass(frozen=True)
 class GinVariant(Variant):
-    """A :class:`Variant` with Gin's action families and text forms."""
+    """A :class:`Variant` with Gin's reward bounds (its actions read through ``FORMS``)."""
 
     def lowest_hand_points(self) -> int:
         """GR-4: only the hand winner scores, so a seat's hand points are never negative."""
@@ -107,46 +109,6 @@ class GinVariant(Variant):
         spec = self.spec
         full_hand = spec.hand_size * int(spec.hand_value.max())
         return -max(full_hand + spec.gin_bonus, spec.knock_limit + spec.undercut_bonus)
-
-    def action_text(self, action: int) -> str:
-        family = self.action_family(action)
-        lay = self.layout
-        if family == "draw":
-            return "draw stock"
-        if family == "pass":
-            return "pass"
-        if family == "meld":
-            return "meld " + " ".join(face_text(f) for f in self.table.template_faces(action - lay.meld))
-        return f"{family} {face_text(action - getattr(lay, family))}"
-
-    def parse_action(self, text: str) -> int:
-        words = text.strip().split()
-        if not words:
-            raise ActionError("empty action text")
-        verb, args = words[0].lower(), words[1:]
-        lay = self.layout
-        try:
-            if verb == "draw" and [w.lower() for w in args] in ([], ["stock"]):
-                return lay.draw
-            if verb == "pass" and not args:
-                return lay.pass_
-            if verb in ("take", "discard", "knock", "layoff") and len(args) == 1:
-                face, declared = parse_declared(args[0])
-                if declared is not None or face >= NUM_FACES:
-                    raise ActionError("Gin Rummy has no jokers")
-                return getattr(lay, verb) + face
-            if verb == "meld" and len(args) >= 3:
-                faces = [parse_declared(w)[0] for w in args]
-                t = self.table.find(faces)
-                if t < 0 or len(set(faces)) != len(faces):
-                    raise ActionError(f"{' '.join(args)!r} is not a set or run")
-                return lay.meld + t
-        except (CardError, ValueError) as err:
-            if isinstance(err, ActionError):
-                raise
-            raise ActionError(f"cannot parse action {text!r}: {err}") from err
-        raise ActionError(f"cannot parse action {text!r}; forms: 'draw stock', 'take 7H', 'pass', "
-                          "'discard 3C', 'knock 4D', 'meld 5H 6H 7H', 'layoff 9H'")
 
 
 def gin_variant(config: GinConfig | None = None, **options) -> GinVariant:

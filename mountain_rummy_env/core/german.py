@@ -1,0 +1,623 @@
+"""German Rummy / Rommé rules (docs/german_rummy.md) as compiled functions over state records.
+
+The same entry points as :mod:`.rules` (``new_game``, ``start_hand``, ``next_hand``,
+``legal_mask``, ``apply_action``) over Mountain's record plus two German fields
+(:func:`german_state_dtype`), for 2-6 seats and the two-deck, four-joker deck. Dealing,
+shuffling, the hand and table views and the table moves are the shared building blocks of
+:mod:`.rules`; what is German lives here:
+
+* the GE-5 opening: melds before a seat has opened count toward the turn's total
+  (``open_total``); a meld is offered only while 40 stays reachable
+  (:func:`opening_reachable`), and the seat has opened once the total reaches 40 with the
+  taken discard (if any) used;
+* GE-6 joker exchange (``swap``) and the freed joker's meld;
+* GE-7 going out, GE-8 the one stock rebuild, GE-9 scoring, one hand per seat as dealer.
+
+``placed_before[p]`` means "seat p has opened"; ``obligation`` is the taken discard an
+unopened seat must use in its opening, or the freed joker an opened seat must meld next.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from ..cards import JOKER_FACE
+from ..solver import OBJ_POINTS, make_workspace, solve_ws
+from .batch import register_kernels
+from .rules import (
+    apply_layoff, apply_meld, clear_game, deal, hand_mask_bits, hand_view, layoff_card, layoff_position,
+    leave_hand, place_on_table, random_below, resolve_meld, shuffle_deck, SET,
+)
+from .spec import Spec
+from .state import (
+    END_EXHAUSTED, END_HIGH_CAMP, EVENT_GAME_OVER, EVENT_HAND_OVER, EVENT_NONE, LOC_DISCARD,
+    LOC_HAND, LOC_STOCK, LOC_TABLE, MELD_EMPTY, MELD_WIDTH, PHASE_DRAW, PHASE_GAME_OVER,
+    PHASE_HAND_OVER, PHASE_PLAY, state_dtype,
+)
+
+MAX_CLEAR_DEPTH = 0         # no MR-7 dead-end search (Game sizes its scratch from rules)
+MAX_OPENING_MELDS = 8       # melds one opening search stacks (14 cards make at most 4)
+END_WENT_OUT = END_HIGH_CAMP  # the hand's end code when a seat went out (GE-7)
+
+GERMAN_FIELDS = [
+    ("open_total", np.int16),  # GE-5: credit the player to move has melded this turn before opening
+    ("rebuilt", np.int8),      # GE-8: the stock was rebuilt from the discard pile this hand
+]
+
+
+def german_state_dtype(num_cards: int, max_melds: int, max_seats: int) -> np.dtype:
+    """Mountain's record layout plus :data:`GERMAN_FIELDS`, per-seat fields sized for ``max_seats``."""
+    return np.dtype(state_dtype(num_cards, max_melds, max_seats).descr + GERMAN_FIELDS)
+
+
+GermanSpec = NamedTuple("GermanSpec", [
+    *Spec.__annotations__.items(),
+    ("open_min", int),             # GE-5: 40
+    ("a_swap", int),               # + meld slot * 52 + face (GE-6)
+    ("t_credit", np.ndarray),      # (T, 14) credit per template slot (the solver's table)
+    ("t_total", np.ndarray),       # (T,) credit of the whole template
+    ("zero_values", np.ndarray),   # (53,) zeros: the solver's "points" objective then is credit
+])
+GermanSpec.__module__ = __name__
+
+
+# --------------------------------------------------------------------------------------
+# the hand as the solver sees it
+
+
+@njit(cache=True)
+def hand_layers(s, spec, p):
+    """(faces held at least once, faces held twice, jokers) of seat ``p``'s hand."""
+    once = np.uint64(0)
+    twice = np.uint64(0)
+    jokers = 0
+    for c in range(spec.num_cards):
+        if s.loc[c] != LOC_HAND + p:
+            continue
+        f = spec.card_face[c]
+        if f == JOKER_FACE:
+            jokers += 1
+            continue
+        bit = np.uint64(1) << np.uint64(f)
+        if once & bit:
+            twice |= bit
+        else:
+            once |= bit
+    return once, twice, jokers
+
+
+@njit(cache=True)
+def fill(spec, t, once, jokers):
+    """GE-3 template fill: (naturals held, jokers needed) of template ``t``, or (-1, -1)
+    when it cannot be melded (not enough jokers; no natural; two jokers with one natural)."""
+    held = np.uint64(spec.t_mask[t]) & once
+    naturals = 0
+    x = held
+    while x:
+        x &= x - np.uint64(1)
+        naturals += 1
+    k = spec.t_len[t] - naturals
+    if naturals == 0 or k > jokers or (k >= 2 and naturals < 2):
+        return -1, -1
+    return naturals, k
+
+
+@njit(cache=True)
+def credit_bounds(spec, once, twice, jokers, ws, out_tmpl, out_nat):
+    """(upper, lower) bounds of the credit template fills can still add from this hand.
+
+    Upper: the solver's best credit of disjoint melds, jokers free to stand for any face.
+    Lower: the same with no joker standing for a face the hand holds and at most one joker
+    per meld; such an arrangement is what template fills make, in any order (GE-3 holds)."""
+    # TODO(solver-multiset): pass ``twice`` once the solver takes multiset hands
+    ws_i, ws_f, ws_cand, ws_gn, ws_gj, ws_by, ws_h = ws
+    upper = 1 << 30
+    if twice == 0:
+        upper = solve_ws(once, jokers, spec.t_mask, spec.t_len, spec.t_faces, spec.t_credit,
+                         spec.zero_values, OBJ_POINTS, np.uint64(0), -1, False, out_tmpl,
+                         out_nat, ws_i, ws_f, ws_cand, ws_gn, ws_gj, ws_by, ws_h)[2]
+    lower = solve_ws(once, jokers, spec.t_mask, spec.t_len, spec.t_faces, spec.t_credit,
+                     spec.zero_values, OBJ_POINTS, once, 1, False, out_tmpl, out_nat,
+                     ws_i, ws_f, ws_cand, ws_gn, ws_gj, ws_by, ws_h)[2]
+    return upper, lower
+
+
+@njit(cache=True)
+def opening_reachable(spec, ws, once, twice, jokers, total, pending):
+    """GE-5: can template-fill melds from this hand bring the turn's credit ``total`` to
+    ``spec.open_min``, one of them using the ``pending`` card (a face, JOKER_FACE for a
+    taken joker, -1 none)? Exact depth-first search over meld sequences, cut by the solver's
+    bounds; ``ws`` is the solver's workspace (:func:`solver.make_workspace`)."""
+    if pending < 0 and total >= spec.open_min:
+        return True
+    out_tmpl = np.empty(64, np.int32)
+    out_nat = np.empty(64, np.int64)
+    L = MAX_OPENING_MELDS + 1
+    st_once = np.empty(L, np.uint64)
+    st_twice = np.empty(L, np.uint64)
+    st_jokers = np.empty(L, np.int64)
+    st_total = np.empty(L, np.int64)
+    st_pending = np.empty(L, np.int64)
+    cursor = np.zeros(L, np.int64)
+    st_once[0] = once
+    st_twice[0] = twice
+    st_jokers[0] = jokers
+    st_total[0] = total
+    st_pending[0] = pending
+    depth = 0
+    while depth >= 0:
+        o, w, j, tot, pend = st_once[depth], st_twice[depth], st_jokers[depth], st_total[depth], st_pending[depth]
+        if cursor[depth] == 0:
+            if pend < 0 and tot >= spec.open_min:
+                return True
+            upper, lower = credit_bounds(spec, o, w, j, ws, out_tmpl, out_nat)
+            if tot + upper < spec.open_min:
+                depth -= 1
+                continue
+            if pend < 0 and tot + lower >= spec.open_min:
+                return True
+        if cursor[depth] >= spec.num_templates or depth == MAX_OPENING_MELDS:
+            depth -= 1
+            continue
+        t = cursor[depth]
+        cursor[depth] += 1
+        naturals, k = fill(spec, t, o, j)
+        if naturals < 0:
+            continue
+        used = np.uint64(spec.t_mask[t]) & o
+        d = depth + 1
+        st_once[d] = (o & ~used) | (w & used)
+        st_twice[d] = w & ~used
+        st_jokers[d] = j - k
+        st_total[d] = tot + spec.t_total[t]
+        st_pending[d] = pend
+        if pend == JOKER_FACE and k > 0 or 0 <= pend < JOKER_FACE and (used >> np.uint64(pend)) & np.uint64(1):
+            st_pending[d] = -1
+        cursor[d] = 0
+        depth = d
+    return False
+
+
+# --------------------------------------------------------------------------------------
+# the legal-action mask
+
+
+@njit(cache=True)
+def top_card(s):
+    return s.discard[s.discard_len - 1] if s.discard_len > 0 else -1
+
+
+@njit(cache=True)
+def opened(s, p):
+    return s.placed_before[p] != 0
+
+
+@njit(cache=True)
+def pending_face(s, spec):
+    """The face the pending obligation card shows (JOKER_FACE for a joker), or -1."""
+    return spec.card_face[s.obligation] if s.obligation >= 0 else -1
+
+
+@njit(cache=True)
+def resolve(s, spec, t, p, face_card, jokers, nj, no_face_up, used, decl, removed):
+    """Cards for a new meld of template ``t`` from p's hand (naturals where held, jokers for
+    the rest), or -1 if GE-3 forbids it (no natural, or two jokers with fewer than two
+    naturals)."""
+    n, _ = resolve_meld(s, spec, t, False, p, face_card, jokers, nj, no_face_up, no_face_up,
+                        used, decl, removed)
+    if n < 0:
+        return -1
+    wild = 0
+    for i in range(n):
+        if used[i] >= spec.num_naturals:
+            wild += 1
+    if wild >= 2 and n - wild < 2:
+        return -1
+    return n
+
+
+@njit(cache=True)
+def lone_taken_card_stuck(s, spec, p):
+    """After a placement: is p left holding only the card taken this turn (which may not be
+    discarded) with nowhere to lay it off? Such a placement is a dead end and is not offered."""
+    card = -1
+    for c in range(spec.num_cards):
+        if s.loc[c] == LOC_HAND + p:
+            if card >= 0 or s.taken[c] == 0:
+                return False
+            card = c
+    if card < 0:
+        return False
+    f = spec.card_face[card]
+    for m in range(spec.max_melds):
+        if s.m_kind[m] == MELD_EMPTY:
+            continue
+        if f < JOKER_FACE:
+            if layoff_position(s, spec, m, f) >= 0:
+                return False
+        else:
+            for g in range(JOKER_FACE):
+                if layoff_position(s, spec, m, g) >= 0:
+                    return False
+    return True
+
+
+@njit(cache=True)
+def joker_meld_exists(spec, once, jokers):
+    """GE-6: a new meld of the freed joker with at least two naturals from hand."""
+    for t in range(spec.num_templates):
+        naturals, k = fill(spec, t, once, jokers)
+        if naturals >= 2 and k >= 1:
+            return True
+    return False
+
+
+@njit(cache=True)
+def meld_offered(s, spec, t, p, held, work, ws, face_card, jokers, nj, no_face_up, used, decl,
+                 removed):
+    """Whether ``meld t`` is legal now (see the module docstring): ``work`` receives the
+    position after it, ``ws`` is the solver's workspace; ``held`` the faces p holds."""
+    if fill(spec, t, held, nj)[0] < 0:
+        return False
+    n = resolve(s, spec, t, p, face_card, jokers, nj, no_face_up, used, decl, removed)
+    if n < 0:
+        return False
+    is_open = opened(s, p)
+    if is_open and s.obligation >= 0:       # the freed joker's meld: it and >= 2 naturals
+        has_joker = False
+        for i in range(n):
+            if used[i] == s.obligation:
+                has_joker = True
+        if not has_joker or n - 1 < 2:
+            return False
+    work[0] = s
+    w = work[0]
+    apply_meld(w, spec, t, used, decl, n)
+    if not is_open:
+        once, twice, nj_after = hand_layers(w, spec, p)
+        total = s.open_total + spec.t_total[t]
+        return opening_reachable(spec, ws, once, twice, nj_after, total, pending_face(w, spec))
+    return not lone_taken_card_stuck(w, spec, p)
+
+
+@njit(cache=True)
+def some_meld_offered(s, spec, p, work, ws):
+    """Whether any ``meld`` is legal in position ``s`` (after a swap: the freed joker's meld)."""
+    face_card = np.empty(JOKER_FACE, np.int16)
+    jokers = np.empty(8, np.int16)
+    nj = hand_view(s, spec, p, face_card, jokers)[0]
+    held = hand_mask_bits(face_card)
+    no_face_up = np.zeros(JOKER_FACE, np.int16)
+    used = np.empty(MELD_WIDTH, np.int16)
+    decl = np.empty(MELD_WIDTH, np.int16)
+    removed = np.zeros(spec.num_cards, np.int8)
+    for t in range(spec.num_templates):
+        if meld_offered(s, spec, t, p, held, work, ws, face_card, jokers, nj, no_face_up, used,
+                        decl, removed):
+            return True
+    return False
+
+
+@njit(cache=True)
+def legal_mask(s, spec, mask, scratch):
+    """Write the exact legal-action mask of game ``s`` into ``mask`` (int8, zeroed here)."""
+    mask[:] = 0
+    if s.phase >= PHASE_HAND_OVER:
+        return
+    p = s.current
+    is_open = opened(s, p)
+    top = top_card(s)
+    if s.phase == PHASE_DRAW:
+        mask[spec.a_draw] = 1      # the stock is never empty at a draw (end_turn rebuilds it)
+        if top >= 0:
+            if is_open:
+                mask[spec.a_take + top] = 1
+            else:                  # GE-5: only for an opening that uses it
+                once, twice, nj = hand_layers(s, spec, p)
+                f = spec.card_face[top]
+                bit = np.uint64(1) << np.uint64(f % 52)
+                if f == JOKER_FACE:
+                    nj += 1
+                elif once & bit:
+                    twice |= bit
+                else:
+                    once |= bit
+                if opening_reachable(spec, make_workspace(spec.num_templates), once, twice, nj, 0, f):
+                    mask[spec.a_take + top] = 1
+        return
+    face_card = np.empty(JOKER_FACE, np.int16)
+    jokers = np.empty(8, np.int16)
+    nj = hand_view(s, spec, p, face_card, jokers)[0]
+    no_face_up = np.zeros(JOKER_FACE, np.int16)
+    used = np.empty(MELD_WIDTH, np.int16)
+    decl = np.empty(MELD_WIDTH, np.int16)
+    removed = np.zeros(spec.num_cards, np.int8)
+    held = hand_mask_bits(face_card)
+    ws = make_workspace(spec.num_templates)
+    for t in range(spec.num_templates):
+        if meld_offered(s, spec, t, p, held, scratch, ws, face_card, jokers, nj, no_face_up, used,
+                        decl, removed):
+            mask[spec.a_meld + t] = 1
+    if not is_open:
+        if s.open_total == 0 and s.obligation < 0:    # nothing staged: a plain discard
+            discard_mask(s, spec, mask, p)
+        return
+    if s.obligation >= 0:                             # GE-6: the freed joker's meld first
+        return
+    once, twice, _ = hand_layers(s, spec, p)
+    for m in range(spec.max_melds):
+        if s.m_kind[m] == MELD_EMPTY:
+            continue
+        for f in range(JOKER_FACE):
+            c = layoff_card(s, spec, m, f, face_card, jokers, nj, no_face_up)
+            if c >= 0:
+                scratch[0] = s
+                apply_layoff(scratch[0], spec, m, f, c)
+                if not lone_taken_card_stuck(scratch[0], spec, p):
+                    mask[spec.a_layoff + m * JOKER_FACE + f] = 1
+        for k in range(MELD_WIDTH):
+            j = s.m_cards[m, k]
+            if j < spec.num_naturals:
+                continue
+            f = s.shown[j]
+            if face_card[f] < 0:
+                continue
+            # after the swap p holds the joker instead of one copy of f
+            bit = np.uint64(1) << np.uint64(f)
+            after = (once & ~bit) | (twice & bit)
+            if joker_meld_exists(spec, after, nj + 1):
+                scratch[1] = s
+                apply_swap(scratch[1], spec, m, f)
+                if some_meld_offered(scratch[1], spec, p, scratch[2:], ws):
+                    mask[spec.a_swap + m * JOKER_FACE + f] = 1
+    discard_mask(s, spec, mask, p)
+
+
+@njit(cache=True)
+def discard_mask(s, spec, mask, p):
+    """``discard f`` for every face in p's hand with a copy not taken this turn."""
+    for c in range(spec.num_cards):
+        if s.loc[c] == LOC_HAND + p and s.taken[c] == 0:
+            mask[spec.a_discard + spec.card_face[c]] = 1
+
+
+# --------------------------------------------------------------------------------------
+# dealing, turns, scoring
+
+
+@njit(cache=True)
+def start_hand(s, spec):
+    """GE-1: deal ``s.deck`` (13 each from the seat after the dealer, one up-card, the stock)."""
+    deal(s, spec)
+    s.open_total = 0
+    s.rebuilt = 0
+
+
+@njit(cache=True)
+def new_game(s, spec, seed, dealer, deck_given):
+    """Seed, choose the first dealer at random (unless ``dealer`` >= 0), shuffle (unless
+    ``deck_given``) and deal."""
+    clear_game(s, spec, seed)
+    saved = s.deck.copy()
+    chosen = random_below(s, spec.num_players)
+    shuffle_deck(s, spec)  # drawn even for a given deck, so later hands deal alike (records)
+    if deck_given:
+        s.deck[:] = saved
+    s.dealer = dealer if dealer >= 0 else chosen
+    start_hand(s, spec)
+
+
+@njit(cache=True)
+def next_hand(s, spec):
+    """The next hand of the game: the next seat deals."""
+    s.hand_no += 1
+    s.dealer = (s.dealer + 1) % spec.num_players
+    shuffle_deck(s, spec)
+    start_hand(s, spec)
+
+
+@njit(cache=True)
+def card_credit(s, spec, c):
+    m = s.meld_of[c]
+    if s.m_kind[m] == SET:
+        return spec.rank_credit[s.m_rank[m]]
+    for k in range(MELD_WIDTH):
+        if s.m_cards[m, k] == c:
+            return spec.run_credit[k]
+    return 0
+
+
+@njit(cache=True)
+def score_hand(s, spec, went_out):
+    """GE-9: the seat that went out scores its meld credit, every other seat credit - hand
+    value (``went_out`` -1: nobody did, GE-8). After the last dealer's hand the game ends
+    (highest total wins; equal leaders share the place, ``game_winner`` -1)."""
+    P = spec.num_players
+    for p in range(P):
+        s.h_credit[p] = 0
+        s.h_deadwood[p] = 0
+        s.h_bonus[p] = 0
+    for c in range(spec.num_cards):
+        if s.loc[c] == LOC_TABLE:
+            s.h_credit[s.owner[c]] += card_credit(s, spec, c)
+        elif s.loc[c] >= LOC_HAND:
+            s.h_deadwood[s.loc[c] - LOC_HAND] += spec.hand_value[spec.card_face[c]]
+    for p in range(P):
+        s.h_sp[p] = s.h_credit[p] - s.h_deadwood[p]
+        s.h_points[p] = s.h_sp[p]
+        s.scores[p] += s.h_points[p]
+    kind = END_WENT_OUT if went_out >= 0 else END_EXHAUSTED
+    s.h_winner = went_out
+    s.h_end_kind = kind
+    s.h_ender = went_out
+    s.h_bonus_kinds = 0
+    s.end_kind = kind
+    s.ender = went_out
+    if s.hand_no + 1 >= P:
+        best = s.scores[0]
+        for p in range(1, P):
+            best = max(best, s.scores[p])
+        s.game_winner = -1
+        leaders = 0
+        for p in range(P):
+            if s.scores[p] == best:
+                leaders += 1
+                s.game_winner = p
+        if leaders > 1:
+            s.game_winner = -1
+        s.phase = PHASE_GAME_OVER
+        return EVENT_GAME_OVER
+    if spec.episode_game:
+        next_hand(s, spec)
+    else:
+        s.phase = PHASE_HAND_OVER
+    return EVENT_HAND_OVER
+
+
+@njit(cache=True)
+def rebuild_stock(s, spec):
+    """GE-8: the discard pile but its top card, shuffled by the game's generator, is the new stock."""
+    n = s.discard_len - 1
+    for i in range(n):
+        s.stock[i] = s.discard[i]
+        s.loc[s.discard[i]] = LOC_STOCK
+    for i in range(n - 1, 0, -1):
+        j = random_below(s, i + 1)
+        tmp = s.stock[i]
+        s.stock[i] = s.stock[j]
+        s.stock[j] = tmp
+    s.discard[0] = s.discard[n]
+    s.discard_len = 1
+    s.stock_len = n
+    s.stock_ptr = 0
+    s.rebuilt = 1
+
+
+@njit(cache=True)
+def end_turn(s, spec):
+    """The turn ended with a discard: the next seat draws, after a GE-8 rebuild if the stock
+    is empty; a second empty stock, or the turn cap, ends the hand with no winner."""
+    p = s.current
+    for c in range(spec.num_cards):
+        s.taken[c] = 0
+    s.open_total = 0
+    s.placed_this_turn = 0
+    s.obligation = -1
+    s.turn += 1
+    if s.turn >= spec.max_turns:
+        return score_hand(s, spec, -1)
+    if s.stock_ptr >= s.stock_len:
+        if s.rebuilt or s.discard_len < 2:
+            return score_hand(s, spec, -1)
+        rebuild_stock(s, spec)
+    s.current = (p + 1) % spec.num_players
+    s.phase = PHASE_DRAW
+    return EVENT_NONE
+
+
+@njit(cache=True)
+def hand_size(s, spec, p):
+    n = 0
+    for c in range(spec.num_cards):
+        if s.loc[c] == LOC_HAND + p:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def apply_swap(s, spec, m, f):
+    """GE-6: p's natural of face ``f`` takes the place of meld ``m``'s joker declared ``f``;
+    the joker goes to p's hand as the card p must meld next."""
+    p = s.current
+    slot = -1
+    for k in range(MELD_WIDTH):
+        j = s.m_cards[m, k]
+        if j >= spec.num_naturals and s.shown[j] == f:
+            slot = k
+    joker = s.m_cards[m, slot]
+    natural = -1
+    for c in range(spec.num_cards):
+        if s.loc[c] == LOC_HAND + p and spec.card_face[c] == f and (natural < 0 or s.taken[c] != 0):
+            natural = c
+    place_on_table(s, natural, m, slot, f, p)
+    s.loc[joker] = LOC_HAND + p
+    s.meld_of[joker] = -1
+    s.shown[joker] = -1
+    s.owner[joker] = -1
+    s.obligation = joker
+    s.placed_this_turn = 1
+
+
+@njit(cache=True)
+def apply_action(s, spec, a):
+    """Play legal action ``a`` for the current player; returns an EVENT_* code."""
+    p = s.current
+    if a == spec.a_draw:
+        c = s.stock[s.stock_ptr]
+        s.stock_ptr += 1
+        s.loc[c] = LOC_HAND + p
+        s.phase = PHASE_PLAY
+        return EVENT_NONE
+    if spec.a_take <= a < spec.a_take + spec.num_cards:
+        c = a - spec.a_take
+        s.discard_len -= 1
+        s.loc[c] = LOC_HAND + p
+        s.taken[c] = 1
+        s.public[c] = 1
+        if not opened(s, p):
+            s.obligation = c
+        s.phase = PHASE_PLAY
+        return EVENT_NONE
+    if spec.a_discard <= a < spec.a_discard + JOKER_FACE + 1:
+        f = a - spec.a_discard
+        for c in range(spec.num_cards):
+            if s.loc[c] == LOC_HAND + p and spec.card_face[c] == f and s.taken[c] == 0:
+                leave_hand(s, c)
+                s.loc[c] = LOC_DISCARD
+                s.discard[s.discard_len] = c
+                s.discard_len += 1
+                break
+        if hand_size(s, spec, p) == 0:               # GE-7: out by discarding the last card
+            return score_hand(s, spec, p)
+        return end_turn(s, spec)
+    if spec.a_meld <= a < spec.a_meld + spec.num_templates:
+        t = a - spec.a_meld
+        face_card = np.empty(JOKER_FACE, np.int16)
+        jokers = np.empty(8, np.int16)
+        nj = hand_view(s, spec, p, face_card, jokers)[0]
+        no_face_up = np.zeros(JOKER_FACE, np.int16)
+        used = np.empty(MELD_WIDTH, np.int16)
+        decl = np.empty(MELD_WIDTH, np.int16)
+        removed = np.zeros(spec.num_cards, np.int8)
+        n = resolve(s, spec, t, p, face_card, jokers, nj, no_face_up, used, decl, removed)
+        apply_meld(s, spec, t, used, decl, n)
+        if not opened(s, p):
+            s.open_total += spec.t_total[t]
+            if s.open_total >= spec.open_min and s.obligation < 0:
+                s.placed_before[p] = 1               # GE-5: opened
+    elif spec.a_swap <= a < spec.a_swap + spec.max_melds * JOKER_FACE:
+        m, f = divmod(a - spec.a_swap, JOKER_FACE)
+        apply_swap(s, spec, m, f)
+    else:
+        m, f = divmod(a - spec.a_layoff, JOKER_FACE)
+        face_card = np.empty(JOKER_FACE, np.int16)
+        jokers = np.empty(8, np.int16)
+        nj = hand_view(s, spec, p, face_card, jokers)[0]
+        c = layoff_card(s, spec, m, f, face_card, jokers, nj, np.zeros(JOKER_FACE, np.int16))
+        apply_layoff(s, spec, m, f, c)
+    if hand_size(s, spec, p) == 0:                   # GE-7: out by melding
+        return score_hand(s, spec, p)
+    return EVENT_NONE
+
+
+__all__ = [
+    "GermanSpec", "german_state_dtype", "legal_mask", "apply_action", "new_game", "next_hand",
+    "start_hand", "opening_reachable", "MAX_CLEAR_DEPTH",
+]
+
+
+register_kernels(GermanSpec, sys.modules[__name__])

@@ -115,7 +115,8 @@ class GameRecord:
 
 def _result(game: Game) -> dict:
     s = game.states[0]
-    return {"scores": [int(v) for v in s["scores"]], "game_winner": int(s["game_winner"]),
+    return {"scores": [int(v) for v in s["scores"][:game.variant.num_players]],
+            "game_winner": int(s["game_winner"]),
             "last_hand": game.summary(0).as_dict()}
 
 
@@ -136,7 +137,8 @@ class Recorder:
             variant=variant.name, config=asdict(variant.config), seed=int(seed),
             dealer=int(s["dealer"]), deck=deck_text(variant, s["deck"]),
             hand_decks=[deck_text(variant, s["deck"])], players=list(players),
-            start_scores=[int(v) for v in s["scores"]], start_hand_no=int(s["hand_no"]),
+            start_scores=[int(v) for v in s["scores"][:variant.num_players]],
+            start_hand_no=int(s["hand_no"]),
             next_decks=[deck_text(variant, self.game.deck_order(d)) for d in next_decks])
         self.viewer = viewer
         self.log: list[str] = []

@@ -74,7 +74,7 @@ class Variant:
         """A variant played by Mountain Rummy's kernels (:mod:`core.rules`); a variant with
         phases of its own registers its spec type in :mod:`core.batch` (see :mod:`core.gin`)."""
         spec, layout = build_spec(deck=deck, table=table, num_players=num_players, **options)
-        dtype = state_dtype(deck.num_cards, spec.max_melds, num_players)
+        dtype = state_dtype(deck.num_cards, spec.max_melds, spec.max_seats)
         return cls(name, config, deck, table, spec, layout, dtype)
 
     @property

@@ -38,6 +38,7 @@ class ActionLayout(NamedTuple):
 
 class Spec(NamedTuple):
     num_players: int
+    max_seats: int           # per-seat record arrays are this long (>= num_players)
     num_naturals: int
     num_cards: int
     hand_size: int
@@ -85,14 +86,17 @@ class Spec(NamedTuple):
 def build_spec(*, deck: Deck, table: MeldTable, num_players: int, hand_size: int,
                hand_value: np.ndarray, knock_limit: int, camp_respond: bool,
                bonus_to_winner: bool, max_turns: int, target_score: int, episode_game: bool,
-               bonuses: tuple[int, int, int, int]) -> tuple[Spec, ActionLayout]:
+               bonuses: tuple[int, int, int, int], max_seats: int = 0) -> tuple[Spec, ActionLayout]:
+    """The spec and action layout; ``max_seats`` (default ``num_players``) pads the per-seat
+    record arrays, so one compiled kernel serves every table size of a variant."""
     from ..melds import position_credit
 
     max_melds = deck.num_cards // 3
     layout = ActionLayout.build(deck.num_cards, table.num_templates, max_melds)
     rules = table.rules
     spec = Spec(
-        num_players=num_players, num_naturals=deck.num_naturals, num_cards=deck.num_cards,
+        num_players=num_players, max_seats=max(max_seats, num_players),
+        num_naturals=deck.num_naturals, num_cards=deck.num_cards,
         hand_size=hand_size, max_melds=max_melds, num_templates=table.num_templates,
         knock_limit=knock_limit, camp_respond=camp_respond, bonus_to_winner=bonus_to_winner,
         max_turns=max_turns, target_score=target_score, episode_game=episode_game,

@@ -8,15 +8,22 @@ Every encoder is one compiled call over a batch of state records, so the single-
 
 Layout (``C`` = cards of the variant, ``M`` = table meld slots, ``S`` = scalars):
 
-* ``NUM_CARD_PLANES`` card planes of width ``C`` (column = card id; for natural cards of a
-  one-deck variant the id is also the face, which the face-indexed planes use),
+* ``NUM_CARD_PLANES`` card planes of width ``C`` (column = card id; the face-indexed planes
+  use column ``f`` < 52 for face ``f`` and a joker's own id column for that joker),
+* ``SEAT_PLANES`` planes per further seat (below),
 * ``M`` meld-slot rows of width ``C`` (which faces meld slot m shows; slot m is the ``m`` of
   ``layoff 9H m3``),
-* ``NUM_SCALARS`` scalars.
+* ``NUM_SCALARS`` scalars, then ``SEAT_SCALARS`` per further seat.
 
-The player's view holds only what that player may know: the opponent's hidden hand cards,
-the stock and the opponent's face-down card enter only as the union ``UNSEEN`` (and as
-counts), so permuting cards among those places leaves the observation unchanged.
+Seats are relative to the observer: "opp" in a name is the next seat (the one who plays
+after me; in a 2-seat game the opponent). A variant with more seats (padded to its largest
+table, ``S`` seats: German 6) appends, for the seats 2 .. S-1 places after me, the planes
+``table_seat`` and ``known_seat`` and the scalars of :data:`SEAT_SCALAR_NAMES`; absent
+seats are zeros. With ``S`` = 2 the layout is exactly the 2-seat one.
+
+The player's view holds only what that player may know: the other seats' hidden hand cards,
+the stock and face-down cards enter only as the union ``UNSEEN`` (and as counts), so
+permuting cards among those places leaves the observation unchanged.
 
 ``out`` may be float32 (values in [-1, 1]) or int8: binary features are 0/1 either way,
 scaled features are quantised to ``round(127 * x)`` in int8 output.
@@ -97,8 +104,16 @@ SIGNED_SCALARS = (S_MY_TOTAL, S_OPP_TOTAL, S_LAST_MINE, S_LAST_OPP)
 SCALED_SCALARS = (S_STOCK, S_DISCARD, S_MY_HAND, S_OPP_HAND, S_TURN, S_MY_TOTAL, S_OPP_TOTAL,
                   S_MY_DEADWOOD, S_LAST_MINE, S_LAST_OPP, S_HAND_NO)
 
+# ---- per further seat (k = 2 .. S-1 places after me) ------------------------------------
+SEAT_PLANE_NAMES = ("table_seat", "known_seat")   # credited to that seat; known in its hand
+SEAT_PLANES = len(SEAT_PLANE_NAMES)
+SEAT_SCALAR_NAMES = ("hand_size", "total", "placed_before", "last_hand")
+SEAT_SCALARS = len(SEAT_SCALAR_NAMES)
+SIGNED_SEAT_SCALARS = (1, 3)       # total, last hand
+SCALED_SEAT_SCALARS = (0, 1, 3)    # hand size, total, last hand
+
 # ---- clairvoyant extra planes ----------------------------------------------------------
-X_OPP_HAND = 0        # every card in the opponent's hand
+X_OPP_HAND = 0        # every card in the next seat's hand (then one plane per further seat)
 X_OPP_TAKEN = 1       # opponent's cards taken from the pile this turn
 X_STOCK_DEPTH = 2     # (C - k) / C for the k-th stock card from the top (next draw = 1)
 X_FACEDOWN = 3        # every face-down card
@@ -116,9 +131,18 @@ class ObservationLayout(NamedTuple):
     extra: int              # offset of the clairvoyant planes (== size)
     clairvoyant_size: int
     planes_shape: tuple     # (rows, C) of the 2-D view
+    num_seats: int = 2      # seats the record is padded to (S)
+
+    @property
+    def further_seats(self) -> int:
+        return self.num_seats - 2
 
     def card_plane(self, k: int) -> slice:
         return slice(k * self.num_cards, (k + 1) * self.num_cards)
+
+    def seat_plane(self, k: int, offset: int) -> slice:
+        """Plane ``k`` (index into SEAT_PLANE_NAMES) of the seat ``offset`` >= 2 places after me."""
+        return self.card_plane(NUM_CARD_PLANES + (offset - 2) * SEAT_PLANES + k)
 
     def meld_row(self, m: int) -> slice:
         start = self.meld_rows + m * self.num_cards
@@ -127,6 +151,10 @@ class ObservationLayout(NamedTuple):
     def scalar(self, k: int) -> int:
         return self.scalars + k
 
+    def seat_scalar(self, k: int, offset: int) -> int:
+        """Scalar ``k`` (index into SEAT_SCALAR_NAMES) of the seat ``offset`` >= 2 places after me."""
+        return self.scalars + NUM_SCALARS + (offset - 2) * SEAT_SCALARS + k
+
     def extra_plane(self, k: int) -> slice:
         start = self.extra + k * self.num_cards
         return slice(start, start + self.num_cards)
@@ -134,12 +162,14 @@ class ObservationLayout(NamedTuple):
 
 def observation_layout(variant) -> ObservationLayout:
     spec = variant.spec if hasattr(variant, "spec") else variant
-    c, m = int(spec.num_cards), int(spec.max_melds)
-    meld_rows = NUM_CARD_PLANES * c
+    c, m, seats = int(spec.num_cards), int(spec.max_melds), int(spec.max_seats)
+    planes = NUM_CARD_PLANES + (seats - 2) * SEAT_PLANES
+    meld_rows = planes * c
     scalars = meld_rows + m * c
-    size = scalars + NUM_SCALARS
+    size = scalars + NUM_SCALARS + (seats - 2) * SEAT_SCALARS
+    extra_planes = NUM_EXTRA_PLANES + (seats - 2)
     return ObservationLayout(c, m, 0, meld_rows, scalars, size, size,
-                             size + NUM_EXTRA_PLANES * c, (NUM_CARD_PLANES + m + NUM_SCALARS, c))
+                             size + extra_planes * c, (planes + m + size - scalars, c), seats)
 
 
 def observation_size(variant) -> int:
@@ -168,6 +198,9 @@ def observation_bounds(variant, clairvoyant: bool = False) -> tuple[np.ndarray, 
     low = np.zeros(n, np.float32)
     for k in SIGNED_SCALARS:
         low[lay.scalar(k)] = -1.0
+    for o in range(2, lay.num_seats):
+        for k in SIGNED_SEAT_SCALARS:
+            low[lay.seat_scalar(k, o)] = -1.0
     return low, np.ones(n, np.float32)
 
 
@@ -178,6 +211,9 @@ def scaled_features(variant, clairvoyant: bool = False) -> np.ndarray:
     scaled[lay.card_plane(P_DISCARD_DEPTH)] = True
     for k in SCALED_SCALARS:
         scaled[lay.scalar(k)] = True
+    for o in range(2, lay.num_seats):
+        for k in SCALED_SEAT_SCALARS:
+            scaled[lay.seat_scalar(k, o)] = True
     if clairvoyant:
         scaled[lay.extra_plane(X_STOCK_DEPTH)] = True
     return scaled
@@ -187,7 +223,7 @@ def to_planes(flat: np.ndarray, variant, out: np.ndarray | None = None) -> np.nd
     """2-D view ``(..., rows, C)`` of flat player views ``(..., size)`` (scalars broadcast)."""
     lay = observation_layout(variant)
     c = lay.num_cards
-    rows = NUM_CARD_PLANES + lay.max_melds
+    rows = lay.meld_rows // c + lay.max_melds
     if out is None:
         out = np.empty(flat.shape[:-1] + lay.planes_shape, dtype=flat.dtype)
     out[..., :rows, :] = flat[..., : rows * c].reshape(flat.shape[:-1] + (rows, c))
@@ -199,10 +235,17 @@ def describe_layout(variant) -> list[tuple[str, int, int, str]]:
     """``(name, offset, length, kind)`` for every block of the flat clairvoyant layout."""
     lay = observation_layout(variant)
     c = lay.num_cards
+    further = range(2, lay.num_seats)
     rows = [(f"plane:{n}", k * c, c, "card") for k, n in enumerate(CARD_PLANE_NAMES)]
+    rows += [(f"plane:{n}+{o}", lay.seat_plane(k, o).start, c, "card")
+             for o in further for k, n in enumerate(SEAT_PLANE_NAMES)]
     rows += [(f"meld_slot:{m}", lay.meld_rows + m * c, c, "face") for m in range(lay.max_melds)]
     rows += [(f"scalar:{n}", lay.scalars + k, 1, "scalar") for k, n in enumerate(SCALAR_NAMES)]
+    rows += [(f"scalar:{n}+{o}", lay.seat_scalar(k, o), 1, "scalar")
+             for o in further for k, n in enumerate(SEAT_SCALAR_NAMES)]
     rows += [(f"extra:{n}", lay.extra + k * c, c, "card") for k, n in enumerate(EXTRA_PLANE_NAMES)]
+    rows += [(f"extra:hand+{o}", lay.extra_plane(NUM_EXTRA_PLANES + o - 2).start, c, "card")
+             for o in further]
     return rows
 
 
@@ -224,6 +267,19 @@ def _q(x, q):
 
 
 @njit(cache=True)
+def _planes(spec):
+    """Card planes before the meld-slot rows: the fixed ones and each further seat's."""
+    return NUM_CARD_PLANES + (spec.max_seats - 2) * SEAT_PLANES
+
+
+@njit(cache=True)
+def view_size(spec):
+    """Length of the flat player view (as :func:`observation_size`), inside compiled code."""
+    C = spec.num_cards
+    return (_planes(spec) + spec.max_melds) * C + NUM_SCALARS + (spec.max_seats - 2) * SEAT_SCALARS
+
+
+@njit(cache=True)
 def _encode_view(s, spec, p, row, q):
     C = spec.num_cards
     P = spec.num_players
@@ -233,8 +289,9 @@ def _encode_view(s, spec, p, row, q):
     is_current = s.current == p
     phase = s.phase
     ended = phase == PHASE_RESPONSE or phase == PHASE_HAND_OVER or phase == PHASE_GAME_OVER
+    planes = _planes(spec)
     my_hand = 0
-    opp_hand = 0
+    hand_sizes = np.zeros(P, np.int64)      # by seat offset from me
     deadwood = 0
     for c in range(C):
         loc = s.loc[c]
@@ -246,27 +303,33 @@ def _encode_view(s, spec, p, row, q):
                 row[P_HAND_TAKEN * C + c] = 1
             if s.public[c] != 0:
                 row[P_HAND_PUBLIC * C + c] = 1
-        elif loc == LOC_HAND + o:
-            opp_hand += 1
-            if s.public[c] != 0:
+        elif loc >= LOC_HAND:
+            k = (loc - LOC_HAND - p) % P
+            hand_sizes[k] += 1
+            if s.public[c] == 0:
+                row[P_UNSEEN * C + c] = 1
+            elif k == 1:
                 row[P_OPP_KNOWN * C + c] = 1
             else:
-                row[P_UNSEEN * C + c] = 1
+                row[(NUM_CARD_PLANES + (k - 2) * SEAT_PLANES + 1) * C + c] = 1
         elif loc == LOC_TABLE:
-            if s.owner[c] == p:
+            k = (s.owner[c] - p) % P
+            if k == 0:
                 row[P_TABLE_MINE * C + c] = 1
-            else:
+            elif k == 1:
                 row[P_TABLE_OPP * C + c] = 1
+            else:
+                row[(NUM_CARD_PLANES + (k - 2) * SEAT_PLANES) * C + c] = 1
             m = s.meld_of[c]
             if s.m_founder[m] == p:
                 row[P_TABLE_MY_MELD * C + c] = 1
             f = s.shown[c]
             row[P_TABLE_FACES * C + f] = 1
-            row[(NUM_CARD_PLANES + m) * C + f] = 1
+            row[(planes + m) * C + f] = 1
             if spec.card_face[c] >= NUM_FACES:  # a joker: mark its declared face and itself
                 row[P_JOKER_FACES * C + f] = 1
                 row[P_TABLE_FACES * C + c] = 1
-                row[(NUM_CARD_PLANES + m) * C + c] = 1
+                row[(planes + m) * C + c] = 1
         elif loc == LOC_FACEDOWN:
             if ended and s.ender == p:
                 row[P_MY_FACEDOWN * C + c] = 1
@@ -286,11 +349,11 @@ def _encode_view(s, spec, p, row, q):
     if s.obligation >= 0:
         row[P_OBLIGATION * C + s.obligation] = 1
 
-    b = NUM_CARD_PLANES * C + spec.max_melds * C
+    b = (planes + spec.max_melds) * C
     row[b + S_STOCK] = _q((s.stock_len - s.stock_ptr) / cf, q)
     row[b + S_DISCARD] = _q(n / cf, q)
     row[b + S_MY_HAND] = _q(my_hand / cf, q)
-    row[b + S_OPP_HAND] = _q(opp_hand / cf, q)
+    row[b + S_OPP_HAND] = _q(hand_sizes[1] / cf, q)
     row[b + S_PHASE + phase] = 1
     if is_current:
         row[b + S_MY_TURN] = 1
@@ -320,17 +383,26 @@ def _encode_view(s, spec, p, row, q):
     row[b + S_LAST_MINE] = _q(s.h_points[p] / 200.0, q)
     row[b + S_LAST_OPP] = _q(s.h_points[o] / 200.0, q)
     row[b + S_HAND_NO] = _q(s.hand_no / 100.0, q)
+    for k in range(2, P):
+        seat = (p + k) % P
+        x = b + NUM_SCALARS + (k - 2) * SEAT_SCALARS
+        row[x] = _q(hand_sizes[k] / cf, q)
+        row[x + 1] = _q(s.scores[seat] / target, q)
+        row[x + 2] = 1 if s.placed_before[seat] != 0 else 0
+        row[x + 3] = _q(s.h_points[seat] / 200.0, q)
 
 
 @njit(cache=True)
 def _encode_extra(s, spec, p, row, start, q):
     C = spec.num_cards
-    o = (p + 1) % spec.num_players
-    row[start:start + NUM_EXTRA_PLANES * C] = 0
+    P = spec.num_players
+    row[start:start + (NUM_EXTRA_PLANES + spec.max_seats - 2) * C] = 0
     for c in range(C):
         loc = s.loc[c]
-        if loc == LOC_HAND + o:
-            row[start + X_OPP_HAND * C + c] = 1
+        if loc >= LOC_HAND and loc != LOC_HAND + p:
+            k = (loc - LOC_HAND - p) % P
+            plane = X_OPP_HAND if k == 1 else NUM_EXTRA_PLANES + k - 2
+            row[start + plane * C + c] = 1
             if s.taken[c] != 0:
                 row[start + X_OPP_TAKEN * C + c] = 1
         elif loc == LOC_FACEDOWN:
@@ -354,7 +426,7 @@ def encode_observations(states, spec, players, out):
 def encode_clairvoyant(states, spec, players, out):
     """Player view of ``players[b]`` followed by the hidden information (``out``: (B, clairvoyant_size))."""
     q = 127.0 if out.itemsize == 1 else 1.0
-    size = NUM_CARD_PLANES * spec.num_cards + spec.max_melds * spec.num_cards + NUM_SCALARS
+    size = view_size(spec)
     for b in range(states.shape[0]):
         _encode_view(states[b], spec, players[b], out[b], q)
         _encode_extra(states[b], spec, players[b], out[b], size, q)
@@ -364,7 +436,7 @@ def encode_clairvoyant(states, spec, players, out):
 def encode_state(states, spec, out):
     """The full state (clairvoyant encoding from seat 0) for centralised critics."""
     q = 127.0 if out.itemsize == 1 else 1.0
-    size = NUM_CARD_PLANES * spec.num_cards + spec.max_melds * spec.num_cards + NUM_SCALARS
+    size = view_size(spec)
     for b in range(states.shape[0]):
         _encode_view(states[b], spec, 0, out[b], q)
         _encode_extra(states[b], spec, 0, out[b], size, q)

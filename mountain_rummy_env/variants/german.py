@@ -94,7 +94,7 @@ def german_variant(config: GermanConfig | None = None, **options) -> Variant:
         deck=deck, table=table, num_players=config.num_players, hand_size=HAND_SIZE,
         hand_value=hand_value, knock_limit=0, camp_respond=False, bonus_to_winner=False,
         max_turns=config.max_turns, target_score=1_000_000,
-        episode_game=config.episode == "game", bonuses=(0, 0, 0, 0))
+        episode_game=config.episode == "game", bonuses=(0, 0, 0, 0), max_seats=MAX_SEATS)
     layout = GermanActionLayout.build(deck.num_cards, table.num_templates, base.max_melds)
     none = layout.num_actions     # families German lacks start past the last id
     fields = base._asdict()
@@ -107,5 +107,5 @@ def german_variant(config: GermanConfig | None = None, **options) -> Variant:
         zero_values=np.zeros(JOKER_FACE + 1, np.int64),
     )
     spec = kernels.GermanSpec(**fields)
-    dtype = kernels.german_state_dtype(deck.num_cards, base.max_melds, MAX_SEATS)
+    dtype = kernels.german_state_dtype(deck.num_cards, base.max_melds, base.max_seats)
     return Variant("german", config, deck, table, spec, layout, dtype)

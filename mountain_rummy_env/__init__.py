@@ -32,3 +32,9 @@ from . import gin_rummy_v0  # noqa: E402
 from .variants.gin import GinConfig, gin_variant  # noqa: E402
 
 __all__ += ["GinConfig", "gin_rummy_v0", "gin_variant"]
+
+# German Rummy (docs/german_rummy.md): 2-6 seats, two decks, on the same core and adapters.
+from . import german_rummy_v0  # noqa: E402
+from .variants.german import GermanConfig, german_variant  # noqa: E402
+
+__all__ += ["GermanConfig", "german_rummy_v0", "german_variant"]

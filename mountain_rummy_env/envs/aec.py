@@ -110,7 +110,7 @@ def hand_rewards(summary, mode: str, num_players: int = 2) -> list[float]:
         return [float(pts[p]) for p in range(num_players)]
     if summary.winner < 0:
         return [0.0] * num_players
-    return [1.0 if p == summary.winner else -1.0 for p in range(num_players)]
+    return [1.0 if p == summary.winner else -1.0 / (num_players - 1) for p in range(num_players)]
 
 
 def check_reward_mode(reward: str) -> None:

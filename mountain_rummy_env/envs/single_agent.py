@@ -1,10 +1,10 @@
-"""Gymnasium single-agent Mountain Rummy: one seat learns, the other is a fixed policy.
+"""Gymnasium single-agent rummy: one seat learns, the other seats play fixed policies.
 
 ## Description
 
-Mountain Rummy (docs/mountain_rummy.md) seen from one seat; the opponent's moves are played inside
-:meth:`SingleAgentEnv.step` (and :meth:`reset`, when the opponent starts) until it is the
-agent's turn again, so every observation is one where the agent must act. A turn is several
+Mountain Rummy (docs/mountain_rummy.md; other games through their modules) seen from one
+seat; the other seats' moves are played inside :meth:`SingleAgentEnv.step` (and
+:meth:`reset`, when another seat starts) until it is the agent's turn again, so every observation is one where the agent must act. A turn is several
 steps (draw -> meld / lay off ... -> end).
 
 ## Action Space
@@ -20,8 +20,9 @@ or ``info``-free masking. ``env.unwrapped.variant.action_text(a)`` names an acti
 
 ## Rewards
 
-Given when a hand ends (``reward="margin"``: own hand points - opponent's, default;
-``"points"``: own hand points; ``"win"``: +1 / -1 / 0 by hand winner). With
+Given when a hand ends (``reward="margin"``: own hand points - the other seats' mean,
+default; ``"points"``: own hand points; ``"win"``: +1 for the hand winner, -1/(seats-1) for
+the others, 0 without a winner). With
 ``episode="game"`` every hand pays and the episode ends at game over. The finished hand's
 summary is in ``info["hand"]``. Every adapter's rewards and illegal-action handling:
 ``docs/rewards.md``.
@@ -31,11 +32,13 @@ summary is in ``info["hand"]``. Every adapter's rewards and illegal-action handl
 ``SingleAgentEnv(opponent=None, seat=0, reward="margin", render_mode=None,
 illegal_action="raise", illegal_reward=None, observation_layout="flat", **config)``
 
-* ``opponent``: ``None`` (uniform random over the legal actions, drawn from ``np_random``), a
-  callable ``(observation, action_mask) -> action`` (observation: the opponent seat's flat
-  view), or an object with ``.act(view, mask)`` taking a :class:`PlayerView`.
-* ``seat``: 0, 1 or ``"rotate"`` (alternate each reset; a seeded reset plays seat
-  ``seed % 2``).
+* ``opponent``: the policy of every other seat, or a list of one policy per other seat in
+  playing order after the agent. A policy is ``None`` (uniform random over the legal
+  actions, drawn from ``np_random``), a callable ``(observation, action_mask) -> action``
+  (observation: that seat's flat view), or an object with ``.act(view, mask)`` taking a
+  :class:`PlayerView`.
+* ``seat``: a seat number (0 .. seats-1) or ``"rotate"`` (the next seat each reset; a seeded
+  reset plays seat ``seed % seats``).
 * ``illegal_action``: ``"raise"`` (default) raises :class:`IllegalActionError` naming the
   legal moves, nothing changed; ``"terminate"`` ends the episode with reward
   ``illegal_reward`` and ``info["illegal_action"] = True`` (for generic checkers that sample
@@ -76,20 +79,28 @@ class SingleAgentEnv(gymnasium.Env):
                  illegal_action: str = "raise", illegal_reward: float | None = None,
                  observation_layout: str = "flat", **config):
         check_reward_mode(reward)
-        if seat not in (0, 1, "rotate"):
-            raise ConfigError(f"seat must be 0, 1 or 'rotate'; got {seat!r}")
         if observation_layout not in OBSERVATION_LAYOUTS:
             raise ConfigError(f"observation_layout must be 'flat' or 'planes'; got {observation_layout!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}; got {render_mode!r}")
-        if opponent is not None and not (hasattr(opponent, "act") or callable(opponent)):
-            raise TypeError("opponent must be None, a callable (observation, action_mask) -> action, "
-                            "or an object with .act(view, mask)")
         self.variant = self.variant_factory(**config)
+        seats = self.variant.num_players
+        if seat != "rotate" and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer))
+                                 or not 0 <= seat < seats):
+            raise ConfigError(f"seat must be a seat number 0..{seats - 1} or 'rotate'; got {seat!r}")
+        policies = list(opponent) if isinstance(opponent, (list, tuple)) else [opponent] * (seats - 1)
+        if len(policies) != seats - 1:
+            raise ConfigError(f"opponent must be one policy or a list of {seats - 1} (one per other "
+                              f"seat); got a list of {len(policies)}")
+        for policy in policies:
+            if policy is not None and not (hasattr(policy, "act") or callable(policy)):
+                raise TypeError("an opponent must be None, a callable (observation, action_mask) -> "
+                                "action, or an object with .act(view, mask)")
         self.game = Game(self.variant, 1)
         self.opponent = opponent
+        self._policies = policies
         self.seat_option = seat
-        self.seat = 1 if seat == "rotate" else seat  # "rotate": the first unseeded reset plays seat 0
+        self.seat = seats - 1 if seat == "rotate" else int(seat)  # "rotate": the first unseeded reset plays 0
         self.reward_mode = reward
         self.render_mode = render_mode
         self.illegal_action = illegal_action
@@ -117,12 +128,13 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _opponent_action(self, opp: int) -> int:
         mask = self.game.masks[0].copy()
-        if self.opponent is None:
+        policy = self._policies[(opp - self.seat) % self.variant.num_players - 1]
+        if policy is None:
             return int(self.np_random.choice(np.flatnonzero(mask)))
-        if hasattr(self.opponent, "act"):
-            action = self.opponent.act(player_view(self.game, 0, opp), mask)
+        if hasattr(policy, "act"):
+            action = policy.act(player_view(self.game, 0, opp), mask)
         else:
-            action = self.opponent(self._encode(opp), mask)
+            action = policy(self._encode(opp), mask)
         if isinstance(action, str):
             action = self.variant.parse_action(action)
         action = int(action)
@@ -145,7 +157,7 @@ class SingleAgentEnv(gymnasium.Env):
     def _play_opponent(self) -> tuple[float, dict]:
         reward, info = 0.0, {}
         while not self._terminated and self.game.current_player(0) != self.seat:
-            r, i = self._apply(self._opponent_action(1 - self.seat))
+            r, i = self._apply(self._opponent_action(self.game.current_player(0)))
             reward += r
             info = i or info
         return reward, info
@@ -157,7 +169,8 @@ class SingleAgentEnv(gymnasium.Env):
         super().reset(seed=seed)
         position = reset_position(options)
         if self.seat_option == "rotate":
-            self.seat = (int(seed) % 2) if seed is not None else 1 - self.seat
+            seats = self.variant.num_players
+            self.seat = int(seed) % seats if seed is not None else (self.seat + 1) % seats
         game_seed = int(seed) if seed is not None else int(self.np_random.integers(2**62))
         self._pending = 0.0
         while True:
@@ -209,7 +222,9 @@ class SingleAgentEnv(gymnasium.Env):
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
-        names = ["agent" if p == self.seat else "opponent" for p in range(self.variant.num_players)]
+        seats = self.variant.num_players
+        names = ["agent" if p == self.seat else "opponent" if seats == 2
+                 else f"opponent {(p - self.seat) % seats}" for p in range(seats)]
         text = render_text(self.game, 0, names)
         if self.render_mode == "ansi":
             return text

@@ -25,10 +25,19 @@ def _rss() -> int:
 # environments, random masked play, observation + mask every step
 
 
-def _variant(name: str):
-    from mountain_rummy_env import gin_variant, mountain_variant
+GERMAN_SEATS = 4   # the German rows: a 4-player table
 
+
+def _variant(name: str):
+    from mountain_rummy_env import german_variant, gin_variant, mountain_variant
+
+    if name == "german":
+        return german_variant(num_players=GERMAN_SEATS)
     return {"mountain": mountain_variant, "gin": gin_variant}[name]()
+
+
+def _label(variant: str) -> str:
+    return f"german {GERMAN_SEATS}p" if variant == "german" else variant
 
 
 def bench_vector(variant: str, batch: int, seconds: float) -> dict:
@@ -52,14 +61,17 @@ def bench_vector(variant: str, batch: int, seconds: float) -> dict:
         if dt >= seconds:
             break
     actions = env.actions_applied - start_actions
-    return {"name": f"{variant} vector env, batch {batch}", "steps_s": actions / dt,
+    return {"name": f"{_label(variant)} vector env, batch {batch}", "steps_s": actions / dt,
             "learner_steps_s": steps / dt, "games_s": games / dt}
 
 
 def bench_aec(variant: str, seconds: float) -> dict:
-    from mountain_rummy_env import gin_rummy_v0, mountain_rummy_v0
+    from mountain_rummy_env import german_rummy_v0, gin_rummy_v0, mountain_rummy_v0
 
-    env = {"mountain": mountain_rummy_v0, "gin": gin_rummy_v0}[variant].env()
+    if variant == "german":
+        env = german_rummy_v0.env(num_players=GERMAN_SEATS)
+    else:
+        env = {"mountain": mountain_rummy_v0, "gin": gin_rummy_v0}[variant].env()
     rng = np.random.default_rng(0)
     env.reset(seed=1)  # one warm-up hand: compiling the encoder for this variant is not play
     for agent in env.agent_iter():
@@ -79,7 +91,8 @@ def bench_aec(variant: str, seconds: float) -> dict:
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
         steps += 1
     dt = time.perf_counter() - t0
-    return {"name": f"{variant} AEC env (single game)", "steps_s": steps / dt, "games_s": games / dt}
+    return {"name": f"{_label(variant)} AEC env (single game)", "steps_s": steps / dt,
+            "games_s": games / dt}
 
 
 def bench_openspiel(seconds: float) -> dict | None:
@@ -223,11 +236,10 @@ def bench_solvers(seconds: float, n: int = 20000) -> list[dict]:
 # memory
 
 
-def bench_memory(batch: int = 1024) -> dict:
-    from mountain_rummy_env import mountain_variant
+def bench_memory(variant: str = "mountain", batch: int = 1024) -> dict:
     from mountain_rummy_env.envs.vector import RummyVectorEnv, sample_masked, seed_rng
 
-    v = mountain_variant()
+    v = _variant(variant)
     gc.collect()
     rss0 = _rss()
     tracemalloc.start()
@@ -242,7 +254,7 @@ def bench_memory(batch: int = 1024) -> dict:
     tracemalloc.stop()
     rss1 = _rss()
     core = v.dtype.itemsize + env._obs.itemsize * env._obs.shape[1] + v.num_actions
-    return {"batch": batch, "state_bytes": v.dtype.itemsize,
+    return {"variant": _label(variant), "batch": batch, "state_bytes": v.dtype.itemsize,
             "obs_bytes": env._obs.itemsize * env._obs.shape[1], "mask_bytes": v.num_actions,
             "core_bytes": core, "tracemalloc_peak_per_env": peak / batch,
             "rss_delta_per_env": (rss1 - rss0) / batch}
@@ -346,7 +358,7 @@ def _fmt(x: float) -> str:
 
 def run_all(seconds: float, batches, peers: bool = True, profile: bool = True):
     env_rows, aec_rows = [], {}
-    for variant in ("gin", "mountain"):
+    for variant in ("gin", "mountain", "german"):
         rows = [bench_vector(variant, b, seconds) for b in batches]
         # games/s of the large batches: all games start together, so few finish inside a short
         # window; use steps/s / mean game length (measured on the rows that finished games)
@@ -364,7 +376,7 @@ def run_all(seconds: float, batches, peers: bool = True, profile: bool = True):
             if row:
                 peer_rows.append(row)
     solver_rows = bench_solvers(seconds)
-    mem = bench_memory()
+    mems = [bench_memory(v) for v in ("mountain", "german")]
     prof = profile_step(1024, min(seconds, 3.0)) if profile else None
 
     os_row = next((r for r in peer_rows if r["name"].startswith("OpenSpiel")), None)
@@ -406,11 +418,11 @@ def run_all(seconds: float, batches, peers: bool = True, profile: bool = True):
     table("Min deadwood of random 11-card Gin hands (best discard), one core",
           ("solver", "hands/s", "ours is faster by", "agrees with ours"), srows)
 
-    table(f"Memory per env (vector env, batch {mem['batch']})",
-          ("state B", "obs B (float32)", "mask B", "state+obs+mask B", "tracemalloc peak B/env",
-           "RSS delta B/env"),
-          [(mem["state_bytes"], mem["obs_bytes"], mem["mask_bytes"], mem["core_bytes"],
-            _fmt(mem["tracemalloc_peak_per_env"]), _fmt(mem["rss_delta_per_env"]))])
+    table(f"Memory per env (vector env, batch {mems[0]['batch']})",
+          ("variant", "state B", "obs B (float32)", "mask B", "state+obs+mask B",
+           "tracemalloc peak B/env", "RSS delta B/env"),
+          [(m["variant"], m["state_bytes"], m["obs_bytes"], m["mask_bytes"], m["core_bytes"],
+            _fmt(m["tracemalloc_peak_per_env"]), _fmt(m["rss_delta_per_env"])) for m in mems])
 
     if prof:
         prow = [("actions per learner step", f"{prof['actions_per_learner_step']:.2f}"),
@@ -431,7 +443,8 @@ def run_all(seconds: float, batches, peers: bool = True, profile: bool = True):
             targets.append(f"target: {variant} vector env >= {factor}x OpenSpiel steps/s -> best "
                            f"{best['steps_s'] / os_row['steps_s']:.2f}x ({best['name']})")
     if rl_row:
-        for variant, row in aec_rows.items():
+        for variant in ("gin", "mountain"):
+            row = aec_rows[variant]
             targets.append(f"target: {variant} AEC env >= 2x RLCard steps/s -> "
                            f"{row['steps_s'] / rl_row['steps_s']:.2f}x")
     single = next((r for r in solver_rows if r["name"].startswith("ours: single")), None)

@@ -180,7 +180,9 @@ def test_seat_relative_blocks():
                 assert obs[lay.seat_scalar(0, k)] == 0
 
 
-def test_vector_env_plays_all_seats():
+def test_vector_env_plays_all_seats_and_pays_the_margin():
+    """The learner's reward is its hand points minus the mean of the three other seats'
+    (the padded seats 4 and 5 take no part)."""
     env = german_rummy_v0.vector_env(4, seed=3, num_players=4)
     obs, info = env.reset(seed=3)
     assert obs.shape == (4, O.observation_size(env.variant))
@@ -190,6 +192,12 @@ def test_vector_env_plays_all_seats():
         masks = info["action_mask"]
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
         obs, rewards, terms, truncs, info = env.step(actions)
-        ended += int(terms.sum())
+        for b in np.flatnonzero(terms):
+            if info["final_info"]["_summary"][b]:
+                pts = info["final_info"]["summary"][b]["hand_points"]
+                me = info["final_info"]["learner_seat"][b]
+                assert len(pts) == 4
+                assert rewards[b] == pytest.approx(pts[me] - (sum(pts) - pts[me]) / 3)
+                ended += 1
     assert ended > 0
     assert env.game.states["current"].max() <= 3

@@ -120,8 +120,8 @@ def sample_masked(masks, rng, out):
 
 
 @njit(cache=True)
-def _hand_end(s, learner, b, rewards, hand_over):
-    P = s.h_points.shape[0]
+def _hand_end(s, spec, learner, b, rewards, hand_over):
+    P = spec.num_players   # the record's per-seat arrays may be padded past the seats in play
     others = 0.0
     for p in range(P):
         if p != learner:
@@ -152,7 +152,7 @@ def advance(states, spec, masks, events, scratch, actions, learner, active, rand
             events[b] = ev
             applied += 1
             if ev != 0:
-                _hand_end(s, me, b, rewards, hand_over)
+                _hand_end(s, spec, me, b, rewards, hand_over)
                 if ev == EVENT_GAME_OVER or not spec.episode_game:
                     terminal[b] = 1
                     continue
@@ -164,7 +164,7 @@ def advance(states, spec, masks, events, scratch, actions, learner, active, rand
                 events[b] = ev
                 applied += 1
                 if ev != 0:
-                    _hand_end(s, me, b, rewards, hand_over)
+                    _hand_end(s, spec, me, b, rewards, hand_over)
                     if ev == EVENT_GAME_OVER or not spec.episode_game:
                         terminal[b] = 1
                         break

@@ -25,16 +25,11 @@ def _rss() -> int:
 # environments, random masked play, observation + mask every step
 
 
-def _variant(name: str):
-    from mountain_rummy_env import gin_variant, mountain_variant
-
-    return {"mountain": mountain_variant, "gin": gin_variant}[name]()
-
-
 def bench_vector(variant: str, batch: int, seconds: float) -> dict:
+    from mountain_rummy_env import make_variant
     from mountain_rummy_env.envs.vector import RummyVectorEnv, sample_masked, seed_rng
 
-    env = RummyVectorEnv(_variant(variant), batch, seed=0)
+    env = RummyVectorEnv(make_variant(variant), batch, seed=0)
     obs, info = env.reset()
     rng = seed_rng(1, batch)
     acts = np.zeros(batch, np.int64)
@@ -57,9 +52,9 @@ def bench_vector(variant: str, batch: int, seconds: float) -> dict:
 
 
 def bench_aec(variant: str, seconds: float) -> dict:
-    from mountain_rummy_env import gin_rummy_v0, mountain_rummy_v0
+    from mountain_rummy_env.registry import variant_info
 
-    env = {"mountain": mountain_rummy_v0, "gin": gin_rummy_v0}[variant].env()
+    env = variant_info(variant).import_env_module().env()
     rng = np.random.default_rng(0)
     env.reset(seed=1)  # one warm-up hand: compiling the encoder for this variant is not play
     for agent in env.agent_iter():

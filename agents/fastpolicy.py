@@ -403,6 +403,7 @@ def rollout_tables(variant) -> tuple:
     fast tables of the points objective (items 2-6) and of the deadwood objective (10-14)."""
     hit = _TABLES.get(variant.name)
     if hit is None:
+        check_playout_policy(variant)
         t = variant.table
         values = np.ascontiguousarray(variant.spec.hand_value, dtype=np.int64)
         hit = _TABLES[variant.name] = (t.credit, values, *fast_tables(t, values, "points"),
@@ -413,6 +414,15 @@ def rollout_tables(variant) -> tuple:
 
 # spec type -> playout action
 POLICY_BY_SPEC: dict = {Spec: mountain_action, gin.GinSpec: gin_action}
+
+
+def check_playout_policy(variant) -> None:
+    """Fail before compiling, naming the supported spec types, for a registered variant whose
+    spec type has no playout policy here."""
+    if type(variant.spec) not in POLICY_BY_SPEC:
+        raise NotImplementedError(
+            f"no playout policy for variant {variant.name!r} (spec type {type(variant.spec).__name__}); "
+            f"agents.fastpolicy.POLICY_BY_SPEC has: {', '.join(t.__name__ for t in POLICY_BY_SPEC)}")
 
 
 def fast_action(s, spec, mask, tables):  # pragma: no cover - compiled only, resolved by spec type

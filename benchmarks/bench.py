@@ -28,12 +28,14 @@ def _rss() -> int:
 GERMAN_SEATS = 4   # the German rows: a 4-player table
 
 
-def _variant(name: str):
-    from mountain_rummy_env import german_variant, gin_variant, mountain_variant
+def _options(name: str) -> dict:
+    return {"num_players": GERMAN_SEATS} if name == "german" else {}
 
-    if name == "german":
-        return german_variant(num_players=GERMAN_SEATS)
-    return {"mountain": mountain_variant, "gin": gin_variant}[name]()
+
+def _variant(name: str):
+    from mountain_rummy_env import make_variant
+
+    return make_variant(name, **_options(name))
 
 
 def _label(variant: str) -> str:
@@ -66,12 +68,9 @@ def bench_vector(variant: str, batch: int, seconds: float) -> dict:
 
 
 def bench_aec(variant: str, seconds: float) -> dict:
-    from mountain_rummy_env import german_rummy_v0, gin_rummy_v0, mountain_rummy_v0
+    from mountain_rummy_env.registry import variant_info
 
-    if variant == "german":
-        env = german_rummy_v0.env(num_players=GERMAN_SEATS)
-    else:
-        env = {"mountain": mountain_rummy_v0, "gin": gin_rummy_v0}[variant].env()
+    env = variant_info(variant).import_env_module().env(**_options(variant))
     rng = np.random.default_rng(0)
     env.reset(seed=1)  # one warm-up hand: compiling the encoder for this variant is not play
     for agent in env.agent_iter():

@@ -4,6 +4,7 @@
     mountain-rummy play --p0 human --p1 search     # play a hand at the terminal
     mountain-rummy replay game.json                # replay a saved record
     mountain-rummy agents                          # list the agent specs
+    mountain-rummy variants                        # list the games and their options
 """
 
 from __future__ import annotations
@@ -46,12 +47,17 @@ def _options(text):
 
 def build_parser() -> argparse.ArgumentParser:
     from experiments.tournament import DEFAULT_AGENTS, SCHEDULES
-    from mountain_rummy_env.records import variant_names
+    from mountain_rummy_env.registry import DEFAULT_VARIANT, VARIANTS
 
-    variants = variant_names()
+    variants = list(VARIANTS)
+    variant_help = ("game to play: " + ", ".join(f"{name} ({info.title})" for name, info in VARIANTS.items())
+                    + " (default: %(default)s)")
+    targets = ", ".join(f"{info.option_defaults()['target_score']} {info.title}"
+                        for info in VARIANTS.values() if "target_score" in info.option_defaults())
 
     parser = argparse.ArgumentParser(
-        prog="mountain-rummy", description="Mountain Rummy: tournaments, play and replays.")
+        prog="mountain-rummy", description=", ".join(info.title for info in VARIANTS.values())
+        + ": tournaments, play and replays.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
@@ -72,8 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
         "                 the same tables as data and as a plot")
     t.add_argument("--agents", nargs="+", default=list(DEFAULT_AGENTS), metavar="SPEC",
                    help="agent specs, space separated (default: %(default)s)")
-    t.add_argument("--variant", choices=variants, default="mountain",
-                   help="game to play (default: %(default)s)")
+    t.add_argument("--variant", choices=variants, default=DEFAULT_VARIANT, help=variant_help)
     t.add_argument("--schedule", choices=list(SCHEDULES), default="round-robin",
                    help="which pairs play, see below (default: %(default)s)")
     t.add_argument("--deals", type=_positive, default=60, help="deals per pair (default: 60)")
@@ -91,7 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "schedule and seed; deal counts may grow), play only its missing deals "
                         "(default: on; --no-resume replays it from scratch)")
     t.add_argument("--options", type=_options, default={},
-                   help="variant options as JSON, e.g. '{\"num_jokers\": 1}'")
+                   help="variant options as JSON, e.g. '{\"num_jokers\": 1}' (the options: "
+                        "mountain-rummy variants)")
     t.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     p = sub.add_parser("play", help="play a hand or a game between two agents (or you)",
@@ -109,11 +115,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", action="store_true",
                    help="play a whole game to the target score instead of one hand")
     p.add_argument("--target", type=_positive, default=None,
-                   help="target score of a --game (default: the variant's: 1000 Mountain, 100 Gin)")
+                   help=f"target score of a --game (default: the variant's: {targets})")
     p.add_argument("--record", metavar="FILE", help="save the JSON game record here")
-    p.add_argument("--variant", choices=variants, default="mountain",
-                   help="game to play (default: %(default)s)")
-    p.add_argument("--options", type=_options, default={}, help="variant options as JSON")
+    p.add_argument("--variant", choices=variants, default=DEFAULT_VARIANT, help=variant_help)
+    p.add_argument("--options", type=_options, default={},
+                   help="variant options as JSON (the options: mountain-rummy variants)")
     p.add_argument("--reveal", action="store_true",
                    help="debugging: print every card (the opponent's hand and draws, face-down "
                         "cards) even when a human plays; without it a human seat is shown only "
@@ -126,6 +132,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("agents", help="list the agent specs and the shipped policies",
                    description="List the agent specs, and the policies shipped with the "
                                "package with the variant each plays.")
+    sub.add_parser("variants", help="list the games, their seats and their options",
+                   description="List the registered variants (the --variant choices): title, "
+                               "seats, PettingZoo module, Gymnasium ids and every option with "
+                               "its default.")
     add_luck_skill_parser(sub)
     return parser
 
@@ -134,7 +144,7 @@ def cmd_tournament(args) -> int:
     from agents import AgentSpecError, make_agent
     from experiments.tournament import (
         RunFolderError, TournamentConfig, check_out_dir, run_tournament, summarise, write_report)
-    from mountain_rummy_env.records import RecordError, make_variant
+    from mountain_rummy_env.registry import make_variant
 
     if len(set(args.agents)) != len(args.agents) or len(args.agents) < 2:
         raise SystemExit("error: --agents needs at least two different agent specs")
@@ -144,8 +154,8 @@ def cmd_tournament(args) -> int:
         except AgentSpecError as err:
             raise SystemExit(f"error: {err}")
     try:
-        make_variant(args.variant, dict(args.options))
-    except (RecordError, ValueError, TypeError) as err:
+        make_variant(args.variant, **args.options)
+    except (ValueError, TypeError) as err:
         raise SystemExit(f"error: bad --options: {err}")
     cfg = TournamentConfig(agents=list(args.agents), deals=args.deals,
                            slow_deals=args.search_deals or None, seed=args.seed,
@@ -196,15 +206,16 @@ def _log_viewer(specs: list[str], reveal: bool):
 def cmd_play(args) -> int:
     from agents import AgentSpecError, make_agent
     from experiments.play import play_recorded
-    from mountain_rummy_env.records import Recorder, RecordError, make_variant
+    from mountain_rummy_env.records import Recorder
+    from mountain_rummy_env.registry import make_variant
 
     options = dict(args.options)
     options["episode"] = "game" if args.game else "hand"
     if args.target is not None:
         options["target_score"] = args.target
     try:
-        variant = make_variant(args.variant, options)
-    except (RecordError, ValueError, TypeError) as err:
+        variant = make_variant(args.variant, **options)
+    except (ValueError, TypeError) as err:
         raise SystemExit(f"error: bad variant options: {err}")
     specs = [args.p0, args.p1]
     try:
@@ -270,6 +281,18 @@ def cmd_agents(args) -> int:
         arch = "-".join(str(n) for n in (meta["observation_size"], *meta["net_arch"], meta["num_actions"]))
         print(f"  {name:10s} plays {meta['variant']}: {arch} {meta['activation']} actor, "
               f"{meta.get('env_steps', '?')} PPO steps")
+    return 0
+
+
+def cmd_variants(args) -> int:
+    from mountain_rummy_env.registry import VARIANTS
+
+    for name, info in VARIANTS.items():
+        seats = info.num_players
+        print(f"{name:10s} {info.title}: {info.description}")
+        print(f"{'':10s} players: {seats[0] if len(seats) == 1 else f'{seats[0]}..{seats[-1]}'}; "
+              f"PettingZoo: mountain_rummy_env.{info.env_module}; Gymnasium: {', '.join(info.gym_ids)}")
+        print(f"{'':10s} options: " + ", ".join(f"{k}={v!r}" for k, v in info.option_defaults().items()))
     return 0
 
 
@@ -378,7 +401,7 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = {"tournament": cmd_tournament, "play": cmd_play, "replay": cmd_replay,
-               "agents": cmd_agents, "luck-skill": cmd_luck_skill}[args.command]
+               "agents": cmd_agents, "variants": cmd_variants, "luck-skill": cmd_luck_skill}[args.command]
     try:
         return handler(args)
     except KeyboardInterrupt:

@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from mountain_rummy_env import Game
-from mountain_rummy_env.records import make_variant
+from mountain_rummy_env.registry import DEFAULT_VARIANT, make_variant
 
 from .play import play_hand
 from .provenance import PACKAGE as PACKAGE_NAME, git_commit, now, package_version
@@ -69,7 +69,7 @@ class TournamentConfig:
     slow_deals: int | None = 8           # deals for pairs that include a ``search`` agent
     seed: int = 0
     workers: int = 2
-    variant: str = "mountain"
+    variant: str = DEFAULT_VARIANT
     variant_options: dict = field(default_factory=dict)
     schedule: str = "round-robin"        # see SCHEDULES
 
@@ -97,7 +97,7 @@ class TournamentConfig:
         """What the manifest records as this run's settings (``IDENTITY`` plus deal counts);
         ``variant_config`` is every rules option, defaults included."""
         return {"variant": self.variant, "variant_options": dict(self.variant_options),
-                "variant_config": asdict(make_variant(self.variant, dict(self.variant_options)).config),
+                "variant_config": asdict(make_variant(self.variant, **self.variant_options).config),
                 "agents": list(self.agents), "schedule": self.schedule, "seed": self.seed,
                 "deals": self.deals, "search_deals": self.deals_for("search", "search")}
 
@@ -136,7 +136,7 @@ def play_deal(cfg_dict: dict, a: str, b: str, deal: int) -> dict:
 
     key = (cfg_dict["variant"], json.dumps(cfg_dict["variant_options"], sort_keys=True))
     if key not in _WORKER:
-        variant = make_variant(cfg_dict["variant"], dict(cfg_dict["variant_options"]))
+        variant = make_variant(cfg_dict["variant"], **cfg_dict["variant_options"])
         _WORKER[key] = (variant, Game(variant, 1))
     variant, game = _WORKER[key]
     base = cfg_dict["seed"]
@@ -314,7 +314,7 @@ def run_tournament(cfg: TournamentConfig, out_dir=None, *, resume: bool = True,
         for name in (RESULTS, *REPORT_FILES):
             (out / name).unlink(missing_ok=True)
         old = None
-    vkey = variant_key(make_variant(cfg.variant, dict(cfg.variant_options)))
+    vkey = variant_key(make_variant(cfg.variant, **cfg.variant_options))
     have = {(r["a"], r["b"], r["deal"]) for r in load_results(path) if r.get("variant") == vkey}
     todo = [j for j in cfg.jobs() if j not in have]
     if max_jobs is not None:

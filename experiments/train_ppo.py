@@ -73,14 +73,23 @@ HINTED_OPPONENTS = {"mountain": "rules:3,greedy:1", "gin": "rules:3,random:1"}  
 DEFAULT_EVAL = {"mountain": "random,greedy", "gin": "random"}
 
 
+def _variant_default(p, table: dict, variant: str, flag: str) -> str:
+    """``table``'s default for ``variant``; for a registered variant it has none, a usage
+    error naming the variants it has defaults for."""
+    if variant not in table:
+        p.error(f"{flag} has no default for --variant {variant} (only for {', '.join(table)}); "
+                f"give {flag}")
+    return table[variant]
+
+
 def parse_args(argv=None):
-    from mountain_rummy_env.records import variant_names
+    from mountain_rummy_env.registry import DEFAULT_VARIANT, variant_names
 
     p = argparse.ArgumentParser(prog="python -m experiments.train_ppo",
                                 description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     g = p.add_argument_group("run")
-    g.add_argument("--variant", choices=variant_names(), default="mountain")
+    g.add_argument("--variant", choices=variant_names(), default=DEFAULT_VARIANT)
     g.add_argument("--variant-options", default="{}", help="JSON dict of variant config options")
     g.add_argument("--run-dir", default=None, help="output folder (default runs/ppo/<variant>)")
     g.add_argument("--total-steps", type=int, default=2_000_000, help="learner env steps in all")
@@ -160,12 +169,16 @@ def parse_args(argv=None):
         if args.hint in ("rules-shortlist", "rules-slots") and args.variant != "mountain":
             p.error(f"--hint {args.hint} uses the Mountain search's candidate moves")
         if args.opponents is None:
-            args.opponents = HINTED_OPPONENTS[args.variant]
+            args.opponents = _variant_default(p, HINTED_OPPONENTS, args.variant, "--opponents")
         if "self" in (spec for spec, _ in parse_pool(args.opponents)):
             p.error("--hint: self-play snapshots would need an adviser of their own; "
                     "give --opponents without 'self'")
         if args.bc_teacher:
             p.error("--hint starts from the adviser's play already; drop --bc-teacher")
+    if args.opponents is None:
+        _variant_default(p, DEFAULT_OPPONENTS, args.variant, "--opponents")
+    if args.eval_opponents is None:
+        _variant_default(p, DEFAULT_EVAL, args.variant, "--eval-opponents")
     if args.reward_baseline != "none":
         if args.reward != "margin":
             p.error("--reward-baseline compares point margins; use --reward margin")
@@ -308,12 +321,12 @@ def guarded_masks(guard, env, games, masks):
 
 
 def make_venv(args, opponent):
-    from mountain_rummy_env import gin_rummy_v0, mountain_rummy_v0
     from mountain_rummy_env.envs.sb3_vec import SB3VecEnv
+    from mountain_rummy_env.registry import variant_info
 
     from agents.ppo import GUARDS, HINTS
 
-    module = {"mountain": mountain_rummy_v0, "gin": gin_rummy_v0}[args.variant]
+    module = variant_info(args.variant).import_env_module()
     opts = json.loads(args.variant_options)
     opts.setdefault("episode", "hand")
     venv = module.vector_env(num_envs=args.num_envs, seed=args.seed, opponent=opponent,

@@ -36,35 +36,7 @@ Also `SingleAgentEnv` (Gymnasium id `GinRummy-v0`) and `vector_env(num_envs, ...
 * v0: Initial release (mountain-rummy-env 0.1.0).
 """
 
-from __future__ import annotations
+from .envs.game_module import game_module
 
-import gymnasium
-
-from .envs.aec import env_functions
-from .envs.aec import raw_env as _mountain_raw_env
-from .envs.single_agent import SingleAgentEnv as _MountainSingleAgentEnv
-from .envs.vector import vector_env_factory
-from .variants.gin import gin_variant
-
-
-class raw_env(_mountain_raw_env):
-    """The Gin Rummy AEC env (:class:`mountain_rummy_env.envs.aec.raw_env` with the Gin variant)."""
-
-    metadata = dict(_mountain_raw_env.metadata, name="gin_rummy_v0")
-    variant_factory = staticmethod(gin_variant)
-
-
-class SingleAgentEnv(_MountainSingleAgentEnv):
-    """Gymnasium single-agent Gin Rummy (see :mod:`mountain_rummy_env.envs.single_agent`)."""
-
-    variant_factory = staticmethod(gin_variant)
-
-
-env, parallel_env = env_functions(raw_env)
-vector_env = vector_env_factory(gin_variant)
-
-ENV_ID = "GinRummy-v0"
-if ENV_ID not in gymnasium.registry:
-    gymnasium.register(id=ENV_ID, entry_point="mountain_rummy_env.gin_rummy_v0:SingleAgentEnv")
-
+raw_env, SingleAgentEnv, env, parallel_env, vector_env, ENV_ID = game_module("gin")
 __all__ = ["ENV_ID", "SingleAgentEnv", "env", "parallel_env", "raw_env", "vector_env"]

@@ -23,10 +23,12 @@ from pathlib import Path
 
 import numpy as np
 
+from . import registry
 from .cards import CardError
 from .config import ConfigError
 from .core.state import EVENT_NONE, LOC_FACEDOWN
 from .game import Game, IllegalActionError
+from .registry import variant_names  # noqa: F401  -- read from here before the registry existed
 from .variant import ActionError, Variant
 
 FORMAT = "mountain-rummy-record/2"
@@ -38,23 +40,9 @@ class RecordError(ValueError):
     """A game record that is malformed, or does not replay to what it claims."""
 
 
-def _variant_factories():
-    from .variants.gin import gin_variant
-    from .variants.mountain import mountain_variant
-
-    return {"mountain": mountain_variant, "gin": gin_variant}
-
-
-def variant_names() -> tuple[str, ...]:
-    """Names :func:`make_variant` accepts (for CLI choices)."""
-    return tuple(_variant_factories())
-
-
 def make_variant(name: str, config: dict) -> Variant:
-    factories = _variant_factories()
-    if name not in factories:
-        raise RecordError(f"unknown variant {name!r}; known: {', '.join(sorted(factories))}")
-    return factories[name](**config)
+    """Variant ``name`` with the options ``config``: :func:`.registry.make_variant` for a dict."""
+    return registry.make_variant(name, **config)
 
 
 @dataclass

@@ -294,7 +294,6 @@ def test_pettingzoo_api_seed_parallel_render():
 
 
 def test_gymnasium_and_sb3_check_env():
-    import gymnasium
     from gymnasium.utils.env_checker import check_env
     from stable_baselines3.common.env_checker import check_env as sb3_check_env
     with warnings.catch_warnings():
@@ -303,9 +302,7 @@ def test_gymnasium_and_sb3_check_env():
         check_env(gin_rummy_v0.SingleAgentEnv(illegal_action="terminate", seat="rotate",
                                               episode="game", target_score=30))
         sb3_check_env(gin_rummy_v0.SingleAgentEnv(illegal_action="terminate"))
-        env = gymnasium.make("GinRummy-v0", illegal_action="terminate")
-        check_env(env.unwrapped)
-    assert env.unwrapped.variant.name == "gin"
+    # GinRummy-v0, like every registered Gymnasium id: tests/test_registry.py
 
 
 def test_vector_env_plays_gin():

@@ -108,13 +108,13 @@ def _agent_seed(base: int, deal: int, spec: str, seat: int, play: int) -> list[i
 
 def _variant(name: str, options: dict, episode: str):
     from mountain_rummy_env import Game
-    from mountain_rummy_env.records import make_variant
+    from mountain_rummy_env.registry import make_variant
 
     opts = dict(options)
     opts["episode"] = episode
     key = (name, json.dumps(opts, sort_keys=True))
     if key not in _CACHE:
-        variant = make_variant(name, opts)
+        variant = make_variant(name, **opts)
         _CACHE[key] = (variant, Game(variant, 1))
     return _CACHE[key]
 
@@ -249,11 +249,11 @@ def run_jobs(args, sink, *, workers: int = 2, timeout: float = 600.0) -> None:
 # -- variant / agent support --------------------------------------------------------------
 
 def variant_available(name: str, options: dict | None = None) -> tuple[bool, str]:
-    """Whether ``make_variant(name, options)`` works here; (ok, reason)."""
+    """Whether ``make_variant(name, **options)`` works here; (ok, reason)."""
     try:
-        from mountain_rummy_env.records import make_variant
+        from mountain_rummy_env.registry import make_variant
 
-        make_variant(name, dict(options or {}))
+        make_variant(name, **(options or {}))
         return True, ""
     except Exception as err:  # noqa: BLE001 - any failure means "not available"
         return False, f"{type(err).__name__}: {err}"

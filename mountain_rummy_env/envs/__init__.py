@@ -1,22 +1,21 @@
 """Environment adapters over the batched core: observation encoders, the PettingZoo AEC /
-parallel env (:mod:`mountain_rummy_env.mountain_rummy_v0`) and the Gymnasium single-agent env
-(registered as ``MountainRummy-v0``)."""
+parallel env and the Gymnasium single-agent env (Mountain Rummy's here; every registered
+variant's in its root module, :mod:`.game_module`). Importing this registers every variant's
+Gymnasium ids (``MountainRummy-v0``, ``GinRummy-v0``, ...)."""
 
 from __future__ import annotations
 
-import gymnasium
-
+from ..registry import VARIANTS
 from .aec import env, parallel_env, raw_env
+from .game_module import register_gymnasium_ids
 from .observation import (
     clairvoyant_size, encode_clairvoyant, encode_observations, encode_state, observation_layout,
     observation_size, planes_shape, state_size, to_planes,
 )
 from .single_agent import SingleAgentEnv
 
-ENV_ID = "MountainRummy-v0"
-
-if ENV_ID not in gymnasium.registry:
-    gymnasium.register(id=ENV_ID, entry_point="mountain_rummy_env.envs.single_agent:SingleAgentEnv")
+ENV_ID = VARIANTS["mountain"].gym_ids[0]   # the id of Mountain Rummy, whose env classes are here
+register_gymnasium_ids()
 
 __all__ = [
     "ENV_ID", "SingleAgentEnv", "clairvoyant_size", "encode_clairvoyant", "encode_observations",

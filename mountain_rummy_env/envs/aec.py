@@ -193,7 +193,8 @@ class raw_env(AECEnv):
         "is_parallelizable": True,
         "render_fps": 1,
     }
-    # the variant constructor ``factory(**config)``; a game module subclasses with its own
+    # the variant constructor ``factory(**config)``; each variant's root module subclasses
+    # with its registry entry's (:mod:`.game_module`)
     variant_factory = staticmethod(mountain_variant)
 
     def __init__(self, render_mode: str | None = None, reward: str = "margin",

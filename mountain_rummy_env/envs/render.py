@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..cards import JOKER_FACE, pretty_face
 from ..core.state import PHASE_NAMES
+from ..registry import variant_title
 
 
 def _card(game, index: int, card: int) -> str:
@@ -27,8 +28,7 @@ def render_text(game, index: int = 0, names=None, max_moves: int = 60) -> str:
     phase = int(s["phase"])
     cur = int(s["current"])
     lines = []
-    title = {"mountain": "Mountain Rummy", "gin": "Gin Rummy"}.get(v.name, v.name)
-    head = (f"{title} - hand {int(s['hand_no']) + 1}, turn {int(s['turn']) + 1}, "
+    head = (f"{variant_title(v.name)} - hand {int(s['hand_no']) + 1}, turn {int(s['turn']) + 1}, "
             f"dealer {names[int(s['dealer'])]}, phase: {PHASE_NAMES[phase]}")
     if phase <= 2:
         head += f", {names[cur]} to act"

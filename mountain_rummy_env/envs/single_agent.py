@@ -72,7 +72,8 @@ from .render import render_text
 
 class SingleAgentEnv(gymnasium.Env):
     metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
-    # the variant constructor ``factory(**config)``; a game module subclasses with its own
+    # the variant constructor ``factory(**config)``; each variant's root module subclasses
+    # with its registry entry's (:mod:`.game_module`)
     variant_factory = staticmethod(mountain_variant)
 
     def __init__(self, opponent=None, seat=0, reward: str = "margin", render_mode: str | None = None,

@@ -6,8 +6,8 @@ are applied by one compiled call (:func:`advance`) that runs the same ``apply_ac
 ``legal_mask`` as every other adapter (resolved per variant by :mod:`core.batch`);
 observations come from the shared batched
 encoder (:func:`mountain_rummy_env.envs.observation.encode_observations`). Any variant works:
-``mountain_rummy_v0.vector_env`` is ``RummyVectorEnv(mountain_variant(**config), ...)`` and a
-``gin_rummy_v0.vector_env`` is the same line with the Gin variant (:func:`vector_env_factory`).
+``mountain_rummy_v0.vector_env`` is ``RummyVectorEnv(mountain_variant(**config), ...)``, and
+every registered variant's module has the same (:func:`vector_env_factory`).
 
 ## Agents and opponent
 
@@ -410,9 +410,10 @@ class RummyVectorEnv(VectorEnv):
                 "final_info": final_info, "_final_info": mask.copy()}
 
 
-def vector_env_factory(make_variant: Callable) -> Callable:
+def vector_env_factory(make_variant: Callable, title: str | None = None) -> Callable:
     """``vector_env(num_envs=1, seed=None, opponent="random", learner_seat="rotate", **config)``
-    for a variant constructor ``make_variant(**config)`` (one line per game module)."""
+    for a variant constructor ``make_variant(**config)``; ``title`` names the game in its
+    docstring (each registered variant's: :mod:`.game_module`)."""
 
     def vector_env(num_envs: int = 1, seed: int | None = None, opponent="random",
                    learner_seat="rotate", obs_dtype: str = "float32", copy: bool = True,
@@ -422,6 +423,7 @@ def vector_env_factory(make_variant: Callable) -> Callable:
                               learner_seat=learner_seat, obs_dtype=obs_dtype, copy=copy,
                               illegal_action=illegal_action, illegal_reward=illegal_reward)
 
-    vector_env.__doc__ = (f"Gymnasium VectorEnv of {getattr(make_variant, '__name__', 'the variant')}"
-                          " games; see :class:`mountain_rummy_env.envs.vector.RummyVectorEnv`.")
+    title = title or getattr(make_variant, "__name__", "the variant")
+    vector_env.__doc__ = (f"Gymnasium VectorEnv of {title} games; see "
+                          ":class:`mountain_rummy_env.envs.vector.RummyVectorEnv`.")
     return vector_env

@@ -29,9 +29,9 @@ def _variants(name: str):
 
 
 def soak(variant, games: int, batch: int, seed: int, check_every: int) -> dict:
-    """Play ``games`` random games of ``variant``; raises AssertionError on the first fault."""
+    """Play ``games`` random games of ``variant``; raises on the first fault."""
     from mountain_rummy_env import Game
-    from mountain_rummy_env.core.state import check_invariants
+    from mountain_rummy_env.core.state import PHASE_HAND_OVER, check_invariants
     from mountain_rummy_env.envs.vector import sample_masked, seed_rng
 
     game = Game(variant, min(batch, games))
@@ -40,32 +40,31 @@ def soak(variant, games: int, batch: int, seed: int, check_every: int) -> dict:
     next_seed = seed + n
     rng = seed_rng(seed, n)
     actions = np.zeros(n, np.int64)
-    started, finished, steps, checks = n, 0, 0, 0
-    active = np.ones(n, bool)
-    while active.any():
-        live = active & ~np.array([game.done(b) for b in range(n)])
+    live = np.ones(n, bool)
+    started, finished, steps, checks, rounds = n, 0, 0, 0, 0
+    while live.any():
         empty = live & ~game.masks.any(axis=1)
-        assert not empty.any(), f"{variant.name}: no legal action in game seeds {game.states['rng'][empty]}"
+        assert not empty.any(), f"{variant.name}: no legal action in game(s) {np.flatnonzero(empty)}"
         sample_masked(game.masks, rng, actions)
-        actions[~live] = -1
-        if live.any():
-            idx = np.flatnonzero(live)
-            sub = actions.copy()
-            for b in idx:
-                game.step_one(int(b), int(sub[b]))     # raises IllegalActionError on a refused move
-            steps += len(idx)
-            if steps // n % check_every == 0:
-                for b in idx[:4]:
-                    check_invariants(game.states[b], variant.num_players)
-                    checks += 1
-        for b in np.flatnonzero(active & ~live):
+        if live.all():
+            game.step(actions)            # raises IllegalActionError on a refused move
+        else:                             # the last games, once no new ones start
+            for b in np.flatnonzero(live):
+                game.step_one(int(b), int(actions[b]))
+        steps += int(live.sum())
+        rounds += 1
+        if rounds % check_every == 0:
+            for b in np.flatnonzero(live)[:4]:
+                check_invariants(game.states[b], variant.num_players)
+                checks += 1
+        for b in np.flatnonzero(live & (game.states["phase"] >= PHASE_HAND_OVER)):
             finished += 1
             if started < games:
                 game.reset(seed=next_seed, index=int(b))
                 next_seed += 1
                 started += 1
             else:
-                active[b] = False
+                live[b] = False
     return {"games": finished, "steps": steps, "checks": checks}
 
 
@@ -76,7 +75,8 @@ def main(argv=None) -> int:
     ap.add_argument("--variant", choices=VARIANTS + ("all",), default="all")
     ap.add_argument("--batch", type=int, default=256, help="games played side by side")
     ap.add_argument("--seed", type=int, default=0, help="seed of the first game (then +1 each)")
-    ap.add_argument("--check-every", type=int, default=50, help="card-by-card check period, in steps")
+    ap.add_argument("--check-every", type=int, default=50,
+                    help="card-by-card check of a few games every this many batch steps")
     args = ap.parse_args(argv)
     if args.games < 1 or args.batch < 1 or args.check_every < 1:
         ap.error("--games, --batch and --check-every must be >= 1")

@@ -127,7 +127,7 @@ class Game:
         masks = self.masks[idx]
         self._call["new_game_batch"](sub, self.spec, seeds, dealers, given, masks, self._scratch)
         if totals is not None:
-            sub["scores"] = totals
+            sub["scores"][:, :len(totals)] = totals    # per-seat fields may be padded (German: 6)
         sub["hand_no"] = hand_no
         self.states[idx] = sub
         self.masks[idx] = masks

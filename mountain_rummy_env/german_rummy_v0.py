@@ -11,9 +11,9 @@
 | Agents             | 4 by default                                                      |
 | Action Shape       | Discrete(4279)                                                    |
 | Action Values      | Discrete(4279)                                                    |
-| Observation Shape  | (6415,) flat, or (102, 108) with `observation_layout="planes"`    |
+| Observation Shape  | (6417,) flat, or (104, 108) with `observation_layout="planes"`    |
 | Observation Values | [-1, 1] (binary features 0/1)                                     |
-| State Shape        | (7279,)                                                           |
+| State Shape        | (7281,)                                                           |
 
 German Rummy (docs/german_rummy.md) for 2-6 players with two decks and four jokers, on the
 same core, adapters and observation encoding as `mountain_rummy_v0`: a turn is `draw stock`

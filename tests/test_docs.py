@@ -3,7 +3,7 @@
 Every relative link in README.md and docs/*.md resolves to a file inside the repository
 (and to an anchor of the page, when it names one); nothing points at the rules texts kept
 outside the clone; docs/README.md lists every page; the rules pages have a heading and an
-anchor for every rule ID and worked example that a test is named after.
+anchor for every rule ID, worked example and rule decision that a test is named after.
 """
 
 from __future__ import annotations
@@ -25,11 +25,15 @@ LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)[^)]*\)")
 SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)           # https:, mailto:, ...
 OUTSIDE_NAMES = ("shared/", "RULES.md", "DESIGN.md")       # files that live beside the clone
 
-# test-name prefix -> (rules page, how the page writes the ID)
+# test-name prefix -> (rules page, how the page writes the ID); rules and worked examples
+# are headings, German's rule decisions (D1 ...) items of a numbered list
 RULE_IDS = {
     "mr": ("mountain_rummy.md", "MR-{}"),
     "e": ("mountain_rummy.md", "E{}"),
     "gr": ("gin_rummy.md", "GR-{}"),
+    "ge": ("german_rummy.md", "GE-{}"),
+    "r": ("german_rummy.md", "R{}"),
+    "d": ("german_rummy.md", "D{}"),
 }
 
 
@@ -89,13 +93,15 @@ def test_docs_index_lists_every_page():
 
 def test_every_tested_rule_has_a_heading_and_an_anchor():
     tested = {(m[0], int(m[1])) for p in sorted((ROOT / "tests").glob("test_*.py"))
-              for m in re.findall(r"^def test_(mr|gr|e)(\d+)_", p.read_text(), re.M)}
+              for m in re.findall(r"^def test_(mr|gr|ge|e|r|d)(\d+)_", p.read_text(), re.M)}
     assert {("mr", n) for n in range(1, 15)} <= tested     # the scan finds the rule tests
+    assert {("ge", n) for n in range(1, 10)} <= tested
     missing = []
     for prefix, number in sorted(tested):
         page, form = RULE_IDS[prefix]
         label = form.format(number)
         text = (DOCS / page).read_text()
-        if not re.search(rf"^#+ {label}\b", text, re.M) or label.lower() not in anchors(DOCS / page):
+        introduced = rf"^(?:#+ |\d+\. <a id=\"{label.lower()}\"></a>\*\*){label}\b"
+        if not re.search(introduced, text, re.M) or label.lower() not in anchors(DOCS / page):
             missing.append(f"{page}: {label}")
     assert not missing, f"no heading with an anchor for {missing}"

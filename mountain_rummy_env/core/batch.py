@@ -23,6 +23,19 @@ def register_kernels(spec_class, kernels) -> None:
     KERNELS_BY_SPEC[spec_class] = kernels
 
 
+def kernels_of(spec) -> object:
+    """The kernel module playing ``spec`` (a Spec instance or class), from Python."""
+    cls = spec if isinstance(spec, type) else type(spec)
+    if cls not in KERNELS_BY_SPEC:
+        raise TypeError(f"no kernels registered for spec type {cls!r}")
+    return KERNELS_BY_SPEC[cls]
+
+
+def variant_scalar_names(spec) -> tuple[str, ...]:
+    """Names of the observation scalars a variant adds (its module's ``VARIANT_SCALAR_NAMES``)."""
+    return tuple(getattr(kernels_of(spec), "VARIANT_SCALAR_NAMES", ()))
+
+
 def _kernels_for(spec_type):
     cls = getattr(spec_type, "instance_class", None)
     if cls not in KERNELS_BY_SPEC:
@@ -49,6 +62,28 @@ def next_hand(s, spec):  # pragma: no cover
 
 def start_hand(s, spec):  # pragma: no cover
     raise NotImplementedError("compiled only: resolved by spec type")
+
+
+def variant_scalars(s, spec, p, row, start, q):  # pragma: no cover
+    raise NotImplementedError("compiled only: resolved by spec type")
+
+
+def num_variant_scalars(spec):  # pragma: no cover
+    raise NotImplementedError("compiled only: resolved by spec type")
+
+
+@overload(variant_scalars)
+def _variant_scalars(s, spec, p, row, start, q):
+    fn = getattr(_kernels_for(spec), "variant_scalars", None)
+    if fn is None:
+        return lambda s, spec, p, row, start, q: None
+    return lambda s, spec, p, row, start, q: fn(s, spec, p, row, start, q)
+
+
+@overload(num_variant_scalars)
+def _num_variant_scalars(spec):
+    n = len(getattr(_kernels_for(spec), "VARIANT_SCALAR_NAMES", ()))
+    return lambda spec: n
 
 
 @overload(apply_action)

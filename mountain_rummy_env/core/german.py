@@ -34,14 +34,17 @@ from .rules import (
 )
 from .spec import Spec
 from .state import (
-    END_EXHAUSTED, END_HIGH_CAMP, EVENT_GAME_OVER, EVENT_HAND_OVER, EVENT_NONE, LOC_DISCARD,
+    END_EXHAUSTED, END_WENT_OUT, EVENT_GAME_OVER, EVENT_HAND_OVER, EVENT_NONE, LOC_DISCARD,
     LOC_HAND, LOC_STOCK, LOC_TABLE, MELD_EMPTY, MELD_WIDTH, PHASE_DRAW, PHASE_GAME_OVER,
     PHASE_HAND_OVER, PHASE_PLAY, state_dtype,
 )
 
 MAX_CLEAR_DEPTH = 0         # no MR-7 dead-end search (Game sizes its scratch from rules)
 MAX_OPENING_MELDS = 8       # melds one opening search stacks (14 cards make at most 4)
-END_WENT_OUT = END_HIGH_CAMP  # the hand's end code when a seat went out (GE-7)
+
+# Observation scalars German adds (docs/observation.md): what the player to move has melded
+# toward its opening this turn (/ 40), and whether the stock was rebuilt (GE-8).
+VARIANT_SCALAR_NAMES = ("opening_total", "stock_rebuilt")
 
 GERMAN_FIELDS = [
     ("open_total", np.int16),  # GE-5: credit the player to move has melded this turn before opening
@@ -383,6 +386,15 @@ def discard_mask(s, spec, mask, p):
     for c in range(spec.num_cards):
         if s.loc[c] == LOC_HAND + p and s.taken[c] == 0:
             mask[spec.a_discard + spec.card_face[c]] = 1
+
+
+@njit(cache=True)
+def variant_scalars(s, spec, p, row, start, q):
+    """Write :data:`VARIANT_SCALAR_NAMES` of seat ``p``'s view at ``row[start:]`` (scaled by ``q``)."""
+    if s.current == p:
+        x = min(s.open_total / spec.open_min, 1.0) * q
+        row[start] = x if q == 1.0 else np.floor(x + 0.5)
+    row[start + 1] = s.rebuilt
 
 
 # --------------------------------------------------------------------------------------

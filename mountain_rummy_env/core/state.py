@@ -21,8 +21,8 @@ PHASE_DRAW, PHASE_PLAY, PHASE_RESPONSE, PHASE_HAND_OVER, PHASE_GAME_OVER = 0, 1,
 PHASE_NAMES = ("draw", "play", "response", "hand over", "game over")
 
 # How a hand ended.
-END_NONE, END_KNOCK, END_BASE_CAMP, END_HIGH_CAMP, END_EXHAUSTED = 0, 1, 2, 3, 4
-END_NAMES = ("none", "knock", "base camp", "high camp", "exhausted")
+END_NONE, END_KNOCK, END_BASE_CAMP, END_HIGH_CAMP, END_EXHAUSTED, END_WENT_OUT = 0, 1, 2, 3, 4, 5
+END_NAMES = ("none", "knock", "base camp", "high camp", "exhausted", "went out")
 
 # Meld kinds (same codes as melds.SET / melds.RUN).
 MELD_EMPTY = 0

@@ -40,6 +40,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from ..core import batch
 from ..core.state import (
     LOC_FACEDOWN, LOC_HAND, LOC_STOCK, LOC_TABLE, PHASE_GAME_OVER,
     PHASE_HAND_OVER, PHASE_RESPONSE,
@@ -132,6 +133,7 @@ class ObservationLayout(NamedTuple):
     clairvoyant_size: int
     planes_shape: tuple     # (rows, C) of the 2-D view
     num_seats: int = 2      # seats the record is padded to (S)
+    variant_scalars: tuple = ()  # names of the variant's own scalars, after the seats' ones
 
     @property
     def further_seats(self) -> int:
@@ -155,6 +157,10 @@ class ObservationLayout(NamedTuple):
         """Scalar ``k`` (index into SEAT_SCALAR_NAMES) of the seat ``offset`` >= 2 places after me."""
         return self.scalars + NUM_SCALARS + (offset - 2) * SEAT_SCALARS + k
 
+    def variant_scalar(self, name: str) -> int:
+        """Offset of the variant's own scalar ``name`` (German: ``opening_total``, ...)."""
+        return self.size - len(self.variant_scalars) + self.variant_scalars.index(name)
+
     def extra_plane(self, k: int) -> slice:
         start = self.extra + k * self.num_cards
         return slice(start, start + self.num_cards)
@@ -166,10 +172,11 @@ def observation_layout(variant) -> ObservationLayout:
     planes = NUM_CARD_PLANES + (seats - 2) * SEAT_PLANES
     meld_rows = planes * c
     scalars = meld_rows + m * c
-    size = scalars + NUM_SCALARS + (seats - 2) * SEAT_SCALARS
+    size = scalars + NUM_SCALARS + (seats - 2) * SEAT_SCALARS + len(batch.variant_scalar_names(spec))
     extra_planes = NUM_EXTRA_PLANES + (seats - 2)
     return ObservationLayout(c, m, 0, meld_rows, scalars, size, size,
-                             size + extra_planes * c, (planes + m + size - scalars, c), seats)
+                             size + extra_planes * c, (planes + m + size - scalars, c), seats,
+                             batch.variant_scalar_names(spec))
 
 
 def observation_size(variant) -> int:
@@ -214,6 +221,8 @@ def scaled_features(variant, clairvoyant: bool = False) -> np.ndarray:
     for o in range(2, lay.num_seats):
         for k in SCALED_SEAT_SCALARS:
             scaled[lay.seat_scalar(k, o)] = True
+    for name in lay.variant_scalars:      # all in [0, 1]; the binary ones are unaffected
+        scaled[lay.variant_scalar(name)] = True
     if clairvoyant:
         scaled[lay.extra_plane(X_STOCK_DEPTH)] = True
     return scaled
@@ -243,6 +252,7 @@ def describe_layout(variant) -> list[tuple[str, int, int, str]]:
     rows += [(f"scalar:{n}", lay.scalars + k, 1, "scalar") for k, n in enumerate(SCALAR_NAMES)]
     rows += [(f"scalar:{n}+{o}", lay.seat_scalar(k, o), 1, "scalar")
              for o in further for k, n in enumerate(SEAT_SCALAR_NAMES)]
+    rows += [(f"scalar:{n}", lay.variant_scalar(n), 1, "scalar") for n in lay.variant_scalars]
     rows += [(f"extra:{n}", lay.extra + k * c, c, "card") for k, n in enumerate(EXTRA_PLANE_NAMES)]
     rows += [(f"extra:hand+{o}", lay.extra_plane(NUM_EXTRA_PLANES + o - 2).start, c, "card")
              for o in further]
@@ -276,7 +286,8 @@ def _planes(spec):
 def view_size(spec):
     """Length of the flat player view (as :func:`observation_size`), inside compiled code."""
     C = spec.num_cards
-    return (_planes(spec) + spec.max_melds) * C + NUM_SCALARS + (spec.max_seats - 2) * SEAT_SCALARS
+    return ((_planes(spec) + spec.max_melds) * C + NUM_SCALARS + (spec.max_seats - 2) * SEAT_SCALARS
+            + batch.num_variant_scalars(spec))
 
 
 @njit(cache=True)
@@ -390,6 +401,7 @@ def _encode_view(s, spec, p, row, q):
         row[x + 1] = _q(s.scores[seat] / target, q)
         row[x + 2] = 1 if s.placed_before[seat] != 0 else 0
         row[x + 3] = _q(s.h_points[seat] / 200.0, q)
+    batch.variant_scalars(s, spec, p, row, b + NUM_SCALARS + (spec.max_seats - 2) * SEAT_SCALARS, q)
 
 
 @njit(cache=True)

@@ -290,17 +290,20 @@ class Game:
         """Summary of the last finished hand of game ``index``."""
         s = self.states[index]
         kinds = tuple(name for bit, name in BONUS_NAMES.items() if s["h_bonus_kinds"] & bit)
+        seats = self.variant.num_players
+
+        def per_seat(name):
+            return tuple(int(v) for v in s[name][:seats])
+
         return HandSummary(
             # in a game episode the next hand is already dealt, unless the game is over
             hand_no=int(s["hand_no"]) if not self.spec.episode_game or s["phase"] == PHASE_GAME_OVER
             else int(s["hand_no"]) - 1,
             end=END_NAMES[s["h_end_kind"]], ender=int(s["h_ender"]), winner=int(s["h_winner"]),
-            credit=tuple(int(v) for v in s["h_credit"]),
-            deadwood=tuple(int(v) for v in s["h_deadwood"]),
-            standard_points=tuple(int(v) for v in s["h_sp"]),
-            bonus=tuple(int(v) for v in s["h_bonus"]), bonus_kinds=kinds,
-            hand_points=tuple(int(v) for v in s["h_points"]),
-            totals=tuple(int(v) for v in s["scores"]), game_winner=int(s["game_winner"]),
+            credit=per_seat("h_credit"), deadwood=per_seat("h_deadwood"),
+            standard_points=per_seat("h_sp"), bonus=per_seat("h_bonus"), bonus_kinds=kinds,
+            hand_points=per_seat("h_points"), totals=per_seat("scores"),
+            game_winner=int(s["game_winner"]),
         )
 
     def clone(self) -> "Game":
@@ -339,7 +342,7 @@ class Game:
             taken = [c for c in before["discard"][: before["discard_len"]]
                      if after["loc"][c] != LOC_DISCARD and c != card]
             extra = f" (+ {v.deck.cards_text(taken)})" if taken else ""
-            return f"take {v.deck.card_text(card)}{extra}"
+            return f"take {v.deck.card_text(card, exact=True)}{extra}"
         if family in ("meld", "regroup", "layoff"):
             moved = [c for c in range(v.deck.num_cards)
                      if after["loc"][c] == LOC_TABLE and (before["loc"][c] != LOC_TABLE
@@ -353,6 +356,10 @@ class Game:
                 return f"layoff {placed} on " + " ".join(f"m{m}" for m in sorted(slots))
             extra = f" with {' '.join(detached)} from the table" if detached else ""
             return f"{word} {placed}{extra}"
+        if family == "swap":
+            freed = [c for c in range(v.deck.num_cards)
+                     if before["loc"][c] == LOC_TABLE and after["loc"][c] != LOC_TABLE]
+            return f"{text} ({v.deck.cards_text(freed)} to hand)"
         if family in ("knock", "base_camp"):
             gone = [c for c in range(v.deck.num_cards)
                     if after["loc"][c] == LOC_FACEDOWN and before["loc"][c] != LOC_FACEDOWN]
@@ -367,7 +374,10 @@ class PlayerView:
     """What ``player`` may know in game ``index`` (all a player view holds, docs/observation.md).
 
     Agents act on this; the envs encode the same information as numpy planes. ``hand`` and
-    ``opponent_known`` are card ids; ``discard`` is bottom first; ``melds`` as in
+    ``known[q]`` (the cards seat ``q`` is known to hold: taken from the discard pile) are
+    card ids, ``hand_sizes[q]`` seat ``q``'s hand size; ``opponent_known`` and
+    ``opponent_hand_size`` are those of the next seat (the opponent in a 2-seat game);
+    ``discard`` is bottom first; ``melds`` as in
     :meth:`Game.melds`; ``taken`` lists the hand cards that may not be discarded this turn;
     ``step`` is the variant's public step within the turn (Gin: ``core.gin.OFFER`` ...
     ``DEF_MELD``), -1 for a variant without steps.
@@ -390,6 +400,14 @@ class PlayerView:
     turn: int
     dealer: int
     step: int = -1
+    known: tuple[tuple[int, ...], ...] = ()
+    hand_sizes: tuple[int, ...] = ()
+
+    @property
+    def opponents(self) -> tuple[int, ...]:
+        """The other seats in playing order, starting with the next one."""
+        n = len(self.hand_sizes)
+        return tuple((self.player + k) % n for k in range(1, n))
 
     @property
     def variant(self) -> Variant:
@@ -432,19 +450,24 @@ class PlayerView:
 
 def player_view(game: Game, index: int, player: int) -> PlayerView:
     s = game.states[index]
-    opp = (player + 1) % game.variant.num_players
+    seats = game.variant.num_players
+    opp = (player + 1) % seats
     loc = s["loc"]
     hand = tuple(game.hand(index, player))
+    known = tuple(() if q == player else
+                  tuple(int(c) for c in np.flatnonzero((loc == LOC_HAND + q) & (s["public"] == 1)))
+                  for q in range(seats))
+    sizes = tuple(int((loc == LOC_HAND + q).sum()) for q in range(seats))
     return PlayerView(
         game=game, index=index, player=player, hand=hand,
         discard=tuple(game.discard_pile(index)), melds=tuple(game.melds(index)),
-        opponent_known=tuple(int(c) for c in np.flatnonzero((loc == LOC_HAND + opp) & (s["public"] == 1))),
-        opponent_hand_size=int((loc == LOC_HAND + opp).sum()),
+        opponent_known=known[opp], opponent_hand_size=sizes[opp],
         stock_size=int(s["stock_len"] - s["stock_ptr"]),
-        scores=tuple(int(v) for v in s["scores"]), phase=int(s["phase"]),
+        scores=tuple(int(v) for v in s["scores"][:seats]), phase=int(s["phase"]),
         current=int(s["current"]),
         obligation=int(s["obligation"]) if s["current"] == player else -1,
         taken=tuple(c for c in hand if s["taken"][c]) if s["current"] == player else (),
         turn=int(s["turn"]), dealer=int(s["dealer"]),
         step=int(s["g_step"]) if "g_step" in s.dtype.names else -1,
+        known=known, hand_sizes=sizes,
     )

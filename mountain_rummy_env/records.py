@@ -39,10 +39,11 @@ class RecordError(ValueError):
 
 
 def _variant_factories():
+    from .variants.german import german_variant
     from .variants.gin import gin_variant
     from .variants.mountain import mountain_variant
 
-    return {"mountain": mountain_variant, "gin": gin_variant}
+    return {"mountain": mountain_variant, "gin": gin_variant, "german": german_variant}
 
 
 def variant_names() -> tuple[str, ...]:

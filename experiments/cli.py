@@ -35,6 +35,16 @@ def _nonneg(text):
     return value
 
 
+def _seats(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a seat count of 2 or more, got {text!r}") from None
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"expected a seat count of 2 or more, got {value}")
+    return value
+
+
 def _options(text):
     try:
         value = json.loads(text)
@@ -46,7 +56,7 @@ def _options(text):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from experiments.tournament import DEFAULT_AGENTS, SCHEDULES
+    from experiments.tournament import DEFAULT_AGENTS, ROTATIONS, SCHEDULES
     from mountain_rummy_env.registry import DEFAULT_VARIANT, VARIANTS
 
     variants = list(VARIANTS)
@@ -61,39 +71,57 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
+    def choices(named):
+        return "".join(textwrap.fill(text, 78, initial_indent=f"  {name:13s}",
+                                     subsequent_indent=" " * 15) + "\n"
+                       for name, text in named.items())
+
     t = sub.add_parser(
         "tournament", help="round-robin or ladder of agents on duplicate deals",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Agents play each other on duplicate deals (each deal played twice with the\n"
                     "seats swapped, so the luck of the cards cancels out). Prints the report and\n"
-                    "writes it to a folder of its own.",
-        epilog="schedules:\n" + "".join(
-            textwrap.fill(text, 78, initial_indent=f"  {name:13s}", subsequent_indent=" " * 15)
-            + "\n" for name, text in SCHEDULES.items()) +
+                    "writes it to a folder of its own. With N seats (--players, e.g. German for\n"
+                    "2-6) tables of N agents play each deal once per rotation of their seats.",
+        epilog="schedules:\n" + choices(SCHEDULES) + "\nrotations (--rotations):\n"
+        + choices(ROTATIONS) +
+        "\nseats: --players N sets the variant's num_players option; a variant without it\n"
+        "(mountain, gin: 2 seats) accepts only its own count. A table seats each listed\n"
+        "agent once; to seat an agent twice list it twice: --players 4 --agents random\n"
+        "random greedy greedy is one table of two random and two greedy agents.\n"
         "\noutputs (in --out):\n"
         "  manifest.json  the settings; date, command, version, commit of each session\n"
         "  results.jsonl  one line per finished deal (a rerun plays only missing deals)\n"
-        "  report.md      the settings, then the pair and rating tables with their marks\n"
-        "  pairs.csv, ratings.csv, ratings.png\n"
+        "  report.md      the settings, then the pair (2 seats) or table results, the\n"
+        "                 agents' points and ranks, and the ratings with their marks\n"
+        "  pairs.csv or tables.csv, agents.csv, ratings.csv, ratings.png\n"
         "                 the same tables as data and as a plot")
     t.add_argument("--agents", nargs="+", default=list(DEFAULT_AGENTS), metavar="SPEC",
                    help="agent specs, space separated (default: %(default)s)")
     t.add_argument("--variant", choices=variants, default=DEFAULT_VARIANT, help=variant_help)
+    t.add_argument("--players", type=_seats, default=None, metavar="N",
+                   help="seats per table: the variant's num_players option (german: 2-6); "
+                        "default: the variant's own (mountain and gin 2, german 4)")
+    t.add_argument("--rotations", choices=list(ROTATIONS), default="cyclic",
+                   help="seat orders each deal is played in, see below (default: %(default)s; "
+                        "'all' up to 4 seats)")
     t.add_argument("--schedule", choices=list(SCHEDULES), default="round-robin",
-                   help="which pairs play, see below (default: %(default)s)")
-    t.add_argument("--deals", type=_positive, default=60, help="deals per pair (default: 60)")
+                   help="which pairs (tables) play, see below (default: %(default)s)")
+    t.add_argument("--deals", type=_positive, default=60,
+                   help="deals per pair (table) (default: 60)")
     t.add_argument("--search-deals", type=_nonneg, default=8,
-                   help="deals for pairs with a search agent; 0 = same as --deals (default: 8)")
+                   help="deals for pairs (tables) with a search agent; 0 = same as --deals "
+                        "(default: 8)")
     t.add_argument("--workers", type=_positive, default=2, help="worker processes (default: 2)")
     t.add_argument("--out", default=None,
-                   help="output folder (default: runs/tournament/VARIANT-SCHEDULE-HASH, where "
-                        "HASH names the variant, rules options, agents, schedule and seed, so "
-                        "each such run has its own folder); a folder holding another run is "
-                        "refused")
+                   help="output folder (default: runs/tournament/VARIANT[-Nseats]-SCHEDULE-HASH, "
+                        "where HASH names the variant, rules options, agents, schedule, seed "
+                        "and rotations, so each such run has its own folder); a folder holding "
+                        "another run is refused")
     t.add_argument("--seed", type=_nonneg, default=0, help="first deal seed (default: 0)")
     t.add_argument("--resume", action=argparse.BooleanOptionalAction, default=True,
                    help="when --out holds this same run (same variant, rules options, agents, "
-                        "schedule and seed; deal counts may grow), play only its missing deals "
+                        "schedule, seed and rotations; deal counts may grow), play only its missing deals "
                         "(default: on; --no-resume replays it from scratch)")
     t.add_argument("--options", type=_options, default={},
                    help="variant options as JSON, e.g. '{\"num_jokers\": 1}' (the options: "
@@ -140,27 +168,48 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _check_table_agents(agents: list[str], seats: int, variant: str) -> None:
+    """Refuse an agent list that cannot fill the tables: two seats need two different
+    agents, each listed once; N seats need at least N listed (an agent listed twice may sit
+    twice at a table)."""
+    if seats == 2:
+        if len(set(agents)) != len(agents) or len(agents) < 2:
+            raise SystemExit("error: --agents needs at least two different agent specs")
+    elif len(agents) < seats:
+        raise SystemExit(f"error: {variant} with {seats} seats needs at least {seats} agents "
+                         f"in --agents, got {len(agents)}; list an agent again to seat it "
+                         f"again (e.g. --agents {' '.join((agents * seats)[:seats])})")
+
+
 def cmd_tournament(args) -> int:
     from agents import AgentSpecError, make_agent
     from experiments.tournament import (
-        RunFolderError, TournamentConfig, check_out_dir, run_tournament, summarise, write_report)
+        MAX_ALL_ORDERS_SEATS, RunFolderError, TournamentConfig, check_out_dir, report_run,
+        run_tournament, seat_options)
     from mountain_rummy_env.registry import make_variant
 
-    if len(set(args.agents)) != len(args.agents) or len(args.agents) < 2:
-        raise SystemExit("error: --agents needs at least two different agent specs")
-    for spec in args.agents:
-        try:
-            make_agent(spec, variant=args.variant)
-        except AgentSpecError as err:
-            raise SystemExit(f"error: {err}")
     try:
         make_variant(args.variant, **args.options)
     except (ValueError, TypeError) as err:
         raise SystemExit(f"error: bad --options: {err}")
+    try:
+        options = seat_options(args.variant, dict(args.options), args.players)
+        seats = make_variant(args.variant, **options).num_players
+    except (ValueError, TypeError) as err:
+        raise SystemExit(f"error: bad --players {args.players}: {err}")
+    if args.rotations == "all" and seats > MAX_ALL_ORDERS_SEATS:
+        raise SystemExit(f"error: --rotations all plays every seat order ({seats}! per deal); "
+                         f"it is allowed up to {MAX_ALL_ORDERS_SEATS} seats, use cyclic")
+    _check_table_agents(list(args.agents), seats, args.variant)
+    for spec in dict.fromkeys(args.agents):
+        try:
+            make_agent(spec, variant=args.variant)
+        except AgentSpecError as err:
+            raise SystemExit(f"error: {err}")
     cfg = TournamentConfig(agents=list(args.agents), deals=args.deals,
                            slow_deals=args.search_deals or None, seed=args.seed,
-                           workers=args.workers, variant=args.variant,
-                           variant_options=dict(args.options), schedule=args.schedule)
+                           workers=args.workers, variant=args.variant, variant_options=options,
+                           schedule=args.schedule, rotations=args.rotations)
     out = args.out or cfg.default_out()
     try:
         check_out_dir(cfg, out, resume=args.resume)
@@ -168,8 +217,7 @@ def cmd_tournament(args) -> int:
         rows = run_tournament(cfg, out, resume=args.resume, progress=not args.no_progress)
     except RunFolderError as err:
         raise SystemExit(f"error: {err}")
-    pairs, ratings = summarise(rows, cfg.agents)
-    paths = write_report(pairs, ratings, out)
+    paths = report_run(rows, out)
     print(paths["report"].read_text())
     print(f"written: {', '.join(str(p) for p in paths.values())}")
     return 0
@@ -217,6 +265,10 @@ def cmd_play(args) -> int:
         variant = make_variant(args.variant, **options)
     except (ValueError, TypeError) as err:
         raise SystemExit(f"error: bad variant options: {err}")
+    if variant.num_players != 2:
+        raise SystemExit(f"error: play seats two agents (--p0, --p1), and {args.variant} is set "
+                         f"for {variant.num_players} seats; add --options "
+                         f"'{{\"num_players\": 2}}'")
     specs = [args.p0, args.p1]
     try:
         agents = [make_agent(spec, seed=None if args.seed is None else args.seed + seat,

@@ -1,4 +1,5 @@
-"""Statistics for tournaments: bootstrap and Wilson confidence intervals, Bradley-Terry ratings."""
+"""Statistics for tournaments: bootstrap and Wilson confidence intervals, places within a play,
+Bradley-Terry ratings (two seats) and Plackett-Luce ratings (more seats, via openskill)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,32 @@ def bootstrap_ci(values, *, n_boot: int = 2000, alpha: float = 0.05, rng=None):
     means = x[idx].mean(axis=1)
     lo, hi = np.quantile(means, [alpha / 2, 1 - alpha / 2])
     return float(x.mean()), float(lo), float(hi)
+
+
+def cluster_bootstrap_ci(sums, counts, *, n_boot: int = 2000, alpha: float = 0.05, rng=None):
+    """Mean of items that come in clusters, ``sum(sums) / sum(counts)``, with a percentile
+    bootstrap ``1 - alpha`` interval that resamples whole clusters (``sums[k]`` is the total
+    of cluster ``k``'s ``counts[k]`` items). A tournament's clusters are its deals: every
+    hand of one deal shares its cards, so the hands are not independent, the deals are."""
+    s = np.asarray(sums, dtype=np.float64)
+    c = np.asarray(counts, dtype=np.float64)
+    if s.size == 0:
+        return float("nan"), float("nan"), float("nan")
+    rng = np.random.default_rng(rng if rng is not None else 0)
+    idx = rng.integers(0, s.size, size=(n_boot, s.size))
+    means = s[idx].sum(axis=1) / c[idx].sum(axis=1)
+    lo, hi = np.quantile(means, [alpha / 2, 1 - alpha / 2])
+    return float(s.sum() / c.sum()), float(lo), float(hi)
+
+
+def average_ranks(points) -> np.ndarray:
+    """The place of each seat in one play, 1 = most points; tied seats share the mean of the
+    places they span (points 10, 5, 5, 0 give 1, 2.5, 2.5, 4), so the places always sum to
+    ``n (n + 1) / 2`` and the mean place over all seats is ``(n + 1) / 2``."""
+    p = np.asarray(points)
+    above = (p[None, :] > p[:, None]).sum(axis=1)
+    tied = (p[None, :] == p[:, None]).sum(axis=1)
+    return 1 + above + (tied - 1) / 2
 
 
 def wilson_interval(successes: float, n: int, *, alpha: float = 0.05) -> tuple[float, float]:
@@ -95,3 +122,40 @@ def rating_intervals(names, pair_outcomes, *, n_boot: int = 200, alpha: float = 
     lo = np.quantile(boots, alpha / 2, axis=0)
     hi = np.quantile(boots, 1 - alpha / 2, axis=0)
     return {n: (float(point[k]), float(lo[k]), float(hi[k])) for k, n in enumerate(names)}
+
+
+def plackett_luce(plays, names) -> dict[str, tuple[float, float]]:
+    """Plackett-Luce ratings ``{name: (mu, sigma)}`` from openskill's Weng-Lin model, fed
+    ``plays`` in order: each is ``(seated, ranks)``, the agent name of every seat and its place
+    (1 best; equal places are ties). ``tau`` is 0: the agents do not change during a
+    tournament, so no skill drift is added between plays. An agent seated twice in one play
+    (a name listed twice) takes the sum of its seats' mean updates and the product of their
+    variance factors, as the Plackett-Luce likelihood's gradient sums over its seats."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce(tau=0.0)
+    mu = {n: float(model.mu) for n in names}
+    var = {n: float(model.sigma) ** 2 for n in names}
+    for seated, ranks in plays:
+        teams = [[model.rating(mu=mu[n], sigma=np.sqrt(var[n]))] for n in seated]
+        step: dict[str, tuple[float, float]] = {}
+        for n, (new,) in zip(seated, model.rate(teams, ranks=[float(r) for r in ranks])):
+            d_mu, factor = step.get(n, (0.0, 1.0))
+            step[n] = (d_mu + new.mu - mu[n], factor * new.sigma ** 2 / var[n])
+        for n, (d_mu, factor) in step.items():
+            mu[n] += d_mu
+            var[n] *= factor
+    return {n: (mu[n], float(np.sqrt(var[n]))) for n in names}
+
+
+def plackett_luce_boot(deal_plays, names, *, n_boot: int = 200, rng=0) -> np.ndarray:
+    """Plackett-Luce ``mu`` of each of ``names`` (columns) in ``n_boot`` refits, each on the
+    deals resampled with replacement (``deal_plays[k]``: the plays of deal ``k``, in the
+    order :func:`plackett_luce` takes them); every play of a drawn deal comes along."""
+    rng = np.random.default_rng(rng)
+    out = np.empty((n_boot, len(names)))
+    for b in range(n_boot):
+        drawn = np.sort(rng.integers(0, len(deal_plays), len(deal_plays)))
+        fit = plackett_luce([play for k in drawn for play in deal_plays[k]], names)
+        out[b] = [fit[n][0] for n in names]
+    return out

@@ -289,6 +289,9 @@ class Reference:
     # ---- the mask ----------------------------------------------------------------------
 
     def legal(self, s) -> set[int]:
+        """The legal action ids of record ``s``: GE-4's draw or take, then before opening
+        only opening melds (and a plain discard), after it melds, layoffs, swaps and
+        discards under D5, D6, D16 .. D18."""
         phase = int(s["phase"])
         if phase not in (PHASE_DRAW, PHASE_PLAY):
             return set()
@@ -333,8 +336,9 @@ class Reference:
 
         freed = int(s["obligation"]) >= 0
         if freed:
-            assert face_of_card(int(s["obligation"])) == JOKER and \
-                loc[s["obligation"]] == LOC_HAND + p, "after opening the obligation is a freed joker"
+            joker = int(s["obligation"])
+            assert face_of_card(joker) == JOKER and loc[joker] == LOC_HAND + p, \
+                "after opening the obligation is a freed joker in hand"
         table, jokers = read_table(s)
         turn = Turn(hand, taken, freed, table, jokers)
         for action, after in self.placements(turn):
@@ -372,12 +376,12 @@ def read_table(s) -> tuple[tuple, tuple]:
     return tuple(melds), tuple(jokers)
 
 
-_REFERENCES: dict[int, Reference] = {}
+_REFERENCES: dict[tuple, Reference] = {}
 
 
 def reference_for(variant) -> Reference:
-    """One :class:`Reference` (and its opening memo) per template table."""
-    key = id(variant.table)
+    """One :class:`Reference` (and its opening memo) per template table and action layout."""
+    key = (id(variant.table), variant.layout)
     if key not in _REFERENCES:
         _REFERENCES[key] = Reference(variant.table, variant.layout)
     return _REFERENCES[key]

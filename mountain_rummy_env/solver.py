@@ -58,9 +58,10 @@ hand_value, objective_code, forbidden, max_jokers, tiebreak, out_tmpl, out_nat)`
 hand_value, objective_code, forbidden, max_jokers, min_naturals, required_face, tiebreak,
 out_tmpl, out_nat, ws_i, ws_f, ws_cand, ws_gn, ws_gj, ws_by, ws_h)``
     any hand: ``twice`` the faces held twice, ``min_naturals`` (0 = no rule),
-    ``required_face`` (-1 = none); ``out_*`` hold up to 2 x 52 melds. Returns ``(n_melds, deadwood, credit)``, or ``(-1, hand
-    value, 0)`` when no arrangement melds ``required_face``. ``solve_ws`` is this with
-    ``twice = 0``, ``min_naturals = 0``, ``required_face = -1``.
+    ``required_face`` (-1 = none); ``out_*`` hold up to 2 x 52 melds. Returns
+    ``(n_melds, deadwood, credit)``, or ``(-1, hand value, 0)`` when no arrangement melds
+    ``required_face``. ``solve_ws`` is the one-deck case (``twice = 0``, ``min_naturals =
+    0``, ``required_face = -1``), compiled without the multiset work.
 
 ``batch_kernel(hands, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl_credit, hand_value,
 objective_code, forbidden, max_jokers, run_best, suit_value, tgain, set_ids, set_cnt, out)``
@@ -82,9 +83,11 @@ undecided copies: a meld takes one, "unmelded" takes all that are left (the copi
 interchangeable, so melding copies first loses nothing). Branch-and-bound: gain so far +
 jokers left x best joker gain + a fractional knapsack over the undecided copies, natural
 ``i`` costing at least ``min(jokers / naturals)`` over its candidates. Joker-free one-deck
-hands in the batch use a faster exact method: choose the sets (per rank with >= 3 cards: none / each held set
-template), then the best run packing of each suit is a lookup in a 4 x 8192 table
-precomputed per rule set (runs never need a choice once the sets are fixed).
+hands in the batch use a faster exact method: choose the sets (per rank with >= 3 cards:
+none / each held set template), then the best run packing of each suit is a lookup in a
+4 x 8192 table precomputed per rule set (runs never need a choice once the sets are fixed).
+The bound ignores the two-joker rule and the required face (it only gets looser), so it
+stays an upper bound.
 """
 
 from __future__ import annotations
@@ -964,9 +967,10 @@ class MultisetHand(NamedTuple):
 
     def counts(self) -> np.ndarray:
         """Copies per face, int64[53], the joker count last."""
+        once, twice = int(self.once), int(self.twice)
         counts = np.zeros(NUM_FACES + 1, dtype=np.int64)
         for f in range(NUM_FACES):
-            counts[f] = ((self.once >> f) & 1) + ((self.twice >> f) & 1)
+            counts[f] = ((once >> f) & 1) + ((twice >> f) & 1)
         counts[JOKER_FACE] = self.jokers
         return counts
 

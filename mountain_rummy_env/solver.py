@@ -470,16 +470,6 @@ def solve_kernel(hand_mask, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl_credit
 
 
 @njit(cache=True)
-def solve_ws(hand_mask, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl_credit, hand_value,
-             objective_code, forbidden, max_jokers, tiebreak, out_tmpl, out_nat, ws_i, ws_f,
-             ws_cand, ws_gn, ws_gj, ws_by, ws_h):
-    """:func:`solve_kernel` with caller-owned scratch from :func:`make_workspace`."""
-    return _solve(hand_mask, 0, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl_credit,
-                  hand_value, objective_code, forbidden, max_jokers, 0, -1, tiebreak, out_tmpl,
-                  out_nat, ws_i, ws_f, ws_cand, ws_gn, ws_gj, ws_by, ws_h, False)
-
-
-@njit(cache=True)
 def solve_multiset_ws(once, twice, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl_credit,
                       hand_value, objective_code, forbidden, max_jokers, min_naturals,
                       required_face, tiebreak, out_tmpl, out_nat, ws_i, ws_f, ws_cand, ws_gn,
@@ -489,19 +479,25 @@ def solve_multiset_ws(once, twice, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl
     Returns ``(n_melds, deadwood, credit)``, or ``(-1, hand value, 0)`` when no arrangement
     melds ``required_face``.
     """
-    return _solve(once, twice, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl_credit,
-                  hand_value, objective_code, forbidden, max_jokers, min_naturals,
-                  required_face, tiebreak, out_tmpl, out_nat, ws_i, ws_f, ws_cand, ws_gn, ws_gj,
-                  ws_by, ws_h, True)
+    return solve_ws(once, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl_credit, hand_value,
+                    objective_code, forbidden, max_jokers, tiebreak, out_tmpl, out_nat, ws_i,
+                    ws_f, ws_cand, ws_gn, ws_gj, ws_by, ws_h, twice, min_naturals,
+                    required_face, True)
 
 
 @njit(cache=True)
-def _solve(once, twice, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl_credit, hand_value,
-           objective_code, forbidden, max_jokers, min_naturals, required_face, tiebreak,
-           out_tmpl, out_nat, ws_i, ws_f, ws_cand, ws_gn, ws_gj, ws_by, ws_h, multi):
-    """The solver behind both entry points; ``multi`` (a compile-time constant) False is
-    the one-deck solver, which ignores ``twice``, ``min_naturals`` and ``required_face``."""
-    hand = np.int64(once)
+def solve_ws(hand_mask, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl_credit, hand_value,
+             objective_code, forbidden, max_jokers, tiebreak, out_tmpl, out_nat, ws_i, ws_f,
+             ws_cand, ws_gn, ws_gj, ws_by, ws_h, twice=0, min_naturals=0, required_face=-1,
+             multi=False):
+    """:func:`solve_kernel` with caller-owned scratch from :func:`make_workspace`.
+
+    The trailing arguments belong to :func:`solve_multiset_ws` (call that instead). Left
+    out, ``multi`` is a compile-time False and this compiles to the one-deck solver, which
+    ignores ``twice``, ``min_naturals`` and ``required_face``; the one-deck loops call it
+    directly because a further call layer costs a one-deck hand about 5%.
+    """
+    hand = np.int64(hand_mask)
     hand2 = np.int64(0)
     if multi:
         hand2 = np.int64(twice) & hand

@@ -1050,7 +1050,8 @@ def _arrangement(hand: MultisetHand, table: MeldTable, hand_value, objective: st
 def best_arrangement(hand_mask: int, num_jokers: int, table: MeldTable, hand_value,
                      objective: str = "deadwood", forbidden_joker_faces: int = 0,
                      max_jokers_per_meld: int = -1) -> Arrangement:
-    """Exact best arrangement of a hand (see the module docstring for rules and ties)."""
+    """Exact best arrangement of a one-deck hand (see the module docstring for rules and
+    ties); ``table.rules.min_naturals_with_two_jokers`` applies."""
     _check_hand(hand_mask, num_jokers)
     return _arrangement(MultisetHand(int(hand_mask), 0, int(num_jokers)), table, hand_value,
                         objective, forbidden_joker_faces, max_jokers_per_meld, -1)

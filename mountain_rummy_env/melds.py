@@ -37,6 +37,9 @@ class MeldRules:
     rank_credit: tuple[int, ...] = (14, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)
     ace_low_credit: int = 1
     ace_high_credit: int = 14
+    # A meld holding 2+ jokers needs at least this many natural cards (German GE-3: 2);
+    # 0 adds nothing to the solver's own "one natural per meld".
+    min_naturals_with_two_jokers: int = 0
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,12 @@
 """Exact best-arrangement solver: which melds to form from a hand, compiled with numba.
 
-A hand is a set of natural faces (bitmask, bit ``f`` = face ``f`` of :mod:`cards`) plus a
-number of jokers. An *arrangement* is a list of non-overlapping melds; each meld is a
-template of a :class:`~melds.MeldTable` whose faces are supplied partly by naturals from
-the hand and partly by jokers, each joker declared as the template face it fills.
+A one-deck hand is a set of natural faces (bitmask, bit ``f`` = face ``f`` of :mod:`cards`)
+plus a number of jokers. A two-deck hand may hold a face twice: it is two bitmasks,
+``once`` (faces held at least once) and ``twice`` (faces held twice, a subset of ``once``),
+see :class:`MultisetHand`. An *arrangement* is a list of melds; each meld is a template of
+a :class:`~melds.MeldTable` whose faces are supplied partly by naturals from the hand and
+partly by jokers, each joker declared as the template face it fills. A meld takes one copy
+of each natural it uses, so the two copies of a face can sit in two different melds.
 
 Rules of a meld (MR-5, and what the callers pass in):
 
@@ -14,7 +17,11 @@ Rules of a meld (MR-5, and what the callers pass in):
   (MR-5 only forbids cards face up on the table and duplicates inside the meld);
   declared faces are not checked *across* melds of one arrangement -- pass the faces the
   caller wants excluded in ``forbidden_joker_faces``;
-* at most ``max_jokers_per_meld`` jokers per meld (-1: no limit).
+* at most ``max_jokers_per_meld`` jokers per meld (-1: no limit);
+* a meld with 2+ jokers holds at least ``min_naturals`` naturals (German GE-3: 2; the
+  Python API reads ``table.rules.min_naturals_with_two_jokers``, 0 for Mountain and Gin);
+* optionally, one meld must use ``required_face`` as a natural (German GE-5: a discard
+  taken before opening must go into the opening).
 
 Objectives (``hand_value[53]`` gives the in-hand value of each face, index 52 = joker):
 
@@ -23,9 +30,11 @@ Objectives (``hand_value[53]`` gives the in-hand value of each face, index 52 = 
 * ``"points"``: maximise meld credit - deadwood (MR-12 standard points of a hand laid
   down in full); the credit of a melded card is ``table.credit`` of its template slot, a
   joker earning the credit of the slot it fills; ties broken by the smaller deadwood.
+* ``"credit"``: maximise meld credit alone (German GE-5: can melds worth >= 40 still be
+  laid from this hand?); ties broken by the smaller deadwood.
 
-Both objectives are "maximise the sum of per-card gains of melded cards": a melded card
-gains its hand value (deadwood) or its hand value + slot credit (points).
+All objectives are "maximise the sum of per-card gains of melded cards": a melded card
+gains its hand value (deadwood), its hand value + slot credit (points) or its slot credit.
 
 Compiled entry points (usable from other ``@njit`` code; arrays are the MeldTable's own):
 
@@ -34,20 +43,32 @@ hand_value, objective_code, forbidden, max_jokers, tiebreak, out_tmpl, out_nat)`
     ``hand_mask`` int64/uint64 natural-face bitmask (bits 0..51), ``jokers`` int (0..),
     ``tmpl_mask`` uint64[T], ``tmpl_len`` int8[T], ``tmpl_faces`` int8[T, 14],
     ``tmpl_credit`` int16[T, 14], ``hand_value`` int64[53], ``objective_code``
-    (:data:`OBJ_DEADWOOD` 0 / :data:`OBJ_POINTS` 1), ``forbidden`` int64 face bitmask,
-    ``max_jokers`` (-1 = no limit), ``tiebreak`` bool, ``out_tmpl`` int32[>=popcount(hand)]
-    and ``out_nat`` int64[>=popcount(hand)] receive per meld the template id and the
-    bitmask of the naturals it uses (its joker faces are ``tmpl_mask & ~out_nat``).
+    (:data:`OBJ_DEADWOOD` 0, :data:`OBJ_POINTS` 1, :data:`OBJ_CREDIT` 2), ``forbidden``
+    int64 face bitmask, ``max_jokers`` (-1 = no limit), ``tiebreak`` bool, ``out_tmpl``
+    int32[>=popcount(hand)] and ``out_nat`` int64[>=popcount(hand)] receive per meld the
+    template id and the bitmask of the naturals it uses (its joker faces are
+    ``tmpl_mask & ~out_nat``).
     Returns ``(n_melds, deadwood, credit)`` as int64s.
 
 ``solve_ws(... same arguments ..., ws_i, ws_f, ws_cand, ws_gn, ws_gj, ws_by, ws_h)``
     the same with caller-owned scratch: ``make_workspace(n_templates)`` returns that tuple
     once; reuse it in loops (``solve_kernel`` allocates it per call, about 1 us).
 
+``solve_multiset_ws(once, twice, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl_credit,
+hand_value, objective_code, forbidden, max_jokers, min_naturals, required_face, tiebreak,
+out_tmpl, out_nat, ws_i, ws_f, ws_cand, ws_gn, ws_gj, ws_by, ws_h)``
+    any hand: ``twice`` the faces held twice, ``min_naturals`` (0 = no rule),
+    ``required_face`` (-1 = none); ``out_*`` hold up to 2 x 52 melds. Returns
+    ``(n_melds, deadwood, credit)``, or ``(-1, hand value, 0)`` when no arrangement melds
+    ``required_face``. ``solve_ws`` is the one-deck case (``twice = 0``, ``min_naturals =
+    0``, ``required_face = -1``), compiled without the multiset work.
+
 ``batch_kernel(hands, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl_credit, hand_value,
 objective_code, forbidden, max_jokers, run_best, suit_value, tgain, set_ids, set_cnt, out)``
-    the loop behind :func:`best_deadwood_batch`; the five tables come from
-    :func:`fast_tables`. ``nojoker_gain_kernel`` is its joker-free fast path.
+    a loop over one-deck hands; the five tables come from :func:`fast_tables`.
+    ``nojoker_gain_kernel`` is its joker-free fast path. ``multiset_batch_kernel(once,
+    twice, jokers, ..., max_jokers, min_naturals, run_best, ...)`` is the loop behind
+    :func:`best_deadwood_batch` and :func:`best_deadwood_batch_multiset`.
 
 Numba notes: the kernels are not recursive (numba's on-disk cache and recursion crash
 together) and the bit helpers are plain overloads (``inline="always"`` miscompiled here).
@@ -57,44 +78,56 @@ to collect candidate melds; naturals in no candidate are deadwood outright; a ca
 better than another with the same held naturals and joker count is dropped. A depth-first
 search (explicit stack) then decides the lowest undecided natural: unmelded, or the lowest
 natural of one candidate meld (optionally leaving some of that template's other held
-naturals out, a joker taking their face). Branch-and-bound: gain so far + jokers left x
-best joker gain + a fractional knapsack over the undecided naturals, natural ``i`` costing
-at least ``min(jokers / naturals)`` over its candidates. Joker-free hands in the batch use
-a faster exact method: choose the sets (per rank with >= 3 cards: none / each held set
-template), then the best run packing of each suit is a lookup in a 4 x 8192 table
-precomputed per rule set (runs never need a choice once the sets are fixed).
+naturals out, a joker taking their face). A face held twice is one search card with two
+undecided copies: a meld takes one, "unmelded" takes all that are left (the copies are
+interchangeable, so melding copies first loses nothing). Branch-and-bound: gain so far +
+jokers left x best joker gain + a fractional knapsack over the undecided copies, natural
+``i`` costing at least ``min(jokers / naturals)`` over its candidates. Joker-free one-deck
+hands in the batch use a faster exact method: choose the sets (per rank with >= 3 cards:
+none / each held set template), then the best run packing of each suit is a lookup in a
+4 x 8192 table precomputed per rule set (runs never need a choice once the sets are fixed).
+The bound ignores the two-joker rule and the required face (it only gets looser), so it
+stays an upper bound.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 from numba.extending import intrinsic, overload
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from .cards import JOKER_FACE, NUM_FACES, NUM_RANKS, NUM_SUITS
+from .cards import JOKER_FACE, NUM_FACES, NUM_RANKS, NUM_SUITS, face_text
 from .melds import RUN, SET, MeldTable
 
 __all__ = [
     "OBJ_DEADWOOD",
     "OBJ_POINTS",
+    "OBJ_CREDIT",
     "Arrangement",
+    "MultisetHand",
     "best_arrangement",
+    "best_arrangement_multiset",
     "best_deadwood_batch",
+    "best_deadwood_batch_multiset",
     "hand_mask_of",
     "solve_kernel",
     "solve_ws",
+    "solve_multiset_ws",
     "make_workspace",
     "batch_kernel",
+    "multiset_batch_kernel",
     "fast_tables",
     "nojoker_gain_kernel",
 ]
 
 OBJ_DEADWOOD = 0
 OBJ_POINTS = 1
-_OBJECTIVES = {"deadwood": OBJ_DEADWOOD, "points": OBJ_POINTS}
+OBJ_CREDIT = 2
+_OBJECTIVES = {"deadwood": OBJ_DEADWOOD, "points": OBJ_POINTS, "credit": OBJ_CREDIT}
 TIEBREAK_SCALE = 1 << 20  # primary gain * scale + secondary gain (secondary < scale)
 _NO_LIMIT = 1 << 30
 _SUIT_BITS = 0x1FFF  # 13 bits of one suit
@@ -149,8 +182,12 @@ def _gain(value, credit, objective_code, scale, tiebreak):
         g = value * scale
         if tiebreak:
             g += credit
-    else:
+    elif objective_code == OBJ_POINTS:
         g = (credit + value) * scale
+        if tiebreak:
+            g += value
+    else:
+        g = credit * scale
         if tiebreak:
             g += value
     return g
@@ -161,17 +198,30 @@ def _gain(value, credit, objective_code, scale, tiebreak):
 
 
 @njit(cache=True)
-def _search(n, jokers, remw0, maxj, cand_a, cand_mfix, cand_gfix, gn, gj, wmax, by_card,
-            by_cnt, forb_local, jmax, zero_mask, order, cost, best_k, best_nat, stack):
+def _search(n, twice, jokers, remw0, maxj, minnat, req, req_twice, cand_a, cand_mfix,
+            cand_gfix, gn, gj, wmax, by_card, by_cnt, forb_local, jmax, zero_mask, order, cost,
+            best_k, best_nat, stack, multi):
     """Branch-and-bound DFS (explicit stack) over the lowest undecided local card.
+
+    Local cards are the ``n`` meldable faces; ``twice`` marks those held twice. A state
+    keeps two layers, ``rem`` (faces with an undecided copy) and ``rem2`` (faces with two),
+    so a meld takes one copy of each face it uses: ``rem' = rem & ~used | rem2 & used``,
+    ``rem2' = rem2 & ~used``. The copies are interchangeable, so "the lowest card stays
+    unmelded" leaves all its undecided copies unmelded (a copy that melds is decided first).
+    With ``twice == 0`` this is the one-deck search.
+
+    A meld with 2+ jokers needs ``minnat`` naturals (0: no such rule). ``req`` >= 0: local
+    face that one meld must use as a natural (the hand holds it ``1 + req_twice`` times).
+    ``multi`` is a compile-time constant: False compiles the one-deck search, which ignores
+    ``twice``, ``minnat`` and ``req``.
 
     Bound: gain so far + jokers left * best joker gain + a fractional knapsack over the
     undecided naturals, where natural ``i`` costs at least ``cost[i]`` jokers to meld
     (``zero_mask``: cost 0; ``order``: the others by gain per joker, best first).
 
-    Returns ``(best gain, number of melds)``; the melds go to ``best_k`` (candidate index)
-    and ``best_nat`` (local bitmask of the naturals each meld uses). ``stack`` is scratch,
-    int64[>= 18, >= n + 2].
+    Returns ``(best gain, number of melds)``, best gain -1 when no arrangement uses ``req``;
+    the melds go to ``best_k`` (candidate index) and ``best_nat`` (local bitmask of the
+    naturals each meld uses). ``stack`` is scratch, int64[>= 19, >= number of cards + 2].
     """
     s_rem = stack[0]
     s_jl = stack[1]
@@ -191,11 +241,14 @@ def _search(n, jokers, remw0, maxj, cand_a, cand_mfix, cand_gfix, gn, gj, wmax, 
     s_m = stack[15]
     path_k = stack[16]
     path_nat = stack[17]
+    s_rem2 = stack[18]
     best = np.int64(-1)
     best_n = np.int64(0)
 
     sp = 0
     s_rem[0] = (np.int64(1) << n) - 1
+    if multi:
+        s_rem2[0] = twice
     s_jl[0] = jokers
     s_cur[0] = 0
     s_remw[0] = remw0
@@ -219,7 +272,14 @@ def _search(n, jokers, remw0, maxj, cand_a, cand_mfix, cand_gfix, gn, gj, wmax, 
             if ub + s_remw[sp] <= best:
                 sp -= 1
                 continue
+            rem2 = np.int64(0)
+            if multi:
+                rem2 = s_rem2[sp]
             x = rem & zero_mask
+            while x:
+                ub += wmax[_lowbit(x)]
+                x &= x - 1
+            x = rem2 & zero_mask
             while x:
                 ub += wmax[_lowbit(x)]
                 x &= x - 1
@@ -228,9 +288,10 @@ def _search(n, jokers, remw0, maxj, cand_a, cand_mfix, cand_gfix, gn, gj, wmax, 
             for q in range(order.shape[0]):
                 i = order[q]
                 if (rem >> i) & 1:
-                    if cost[i] <= budget:
-                        budget -= cost[i]
-                        ub += wmax[i]
+                    copies = 1 + ((rem2 >> i) & 1)
+                    if cost[i] * copies <= budget:
+                        budget -= cost[i] * copies
+                        ub += wmax[i] * copies
                     else:
                         frac = wmax[i] * budget / cost[i]
                         break
@@ -243,6 +304,9 @@ def _search(n, jokers, remw0, maxj, cand_a, cand_mfix, cand_gfix, gn, gj, wmax, 
             s_sub[sp] = 0
             s_state[sp] = 1
         c = s_c[sp]
+        rem2 = np.int64(0)
+        if multi:
+            rem2 = s_rem2[sp]
         jl = s_jl[sp]
         cur = s_cur[sp]
         remw = s_remw[sp]
@@ -253,6 +317,8 @@ def _search(n, jokers, remw0, maxj, cand_a, cand_mfix, cand_gfix, gn, gj, wmax, 
             s_sub[sp] = (sub - 1) & s_drop[sp]
             nd = _popcount(sub)
             if nd <= s_budget[sp]:
+                if multi and s_m[sp] + nd >= 2 and _popcount(s_a[sp]) - nd < minnat:
+                    continue
                 k = s_k[sp]
                 g = s_gain[sp]
                 w = s_wa[sp]
@@ -266,7 +332,9 @@ def _search(n, jokers, remw0, maxj, cand_a, cand_mfix, cand_gfix, gn, gj, wmax, 
                 path_k[depth] = k
                 path_nat[depth] = used
                 t = sp + 1
-                s_rem[t] = rem & ~used
+                s_rem[t] = (rem & ~used) | (rem2 & used)
+                if multi:
+                    s_rem2[t] = rem2 & ~used
                 s_jl[t] = jl - s_m[sp] - nd
                 s_cur[t] = cur + g
                 s_remw[t] = remw - w
@@ -291,6 +359,8 @@ def _search(n, jokers, remw0, maxj, cand_a, cand_mfix, cand_gfix, gn, gj, wmax, 
             if m > jcap:
                 continue
             a = full & rem
+            if multi and m >= 2 and _popcount(a) < minnat:
+                continue
             gain = cand_gfix[k]
             x = mh
             while x:
@@ -318,7 +388,9 @@ def _search(n, jokers, remw0, maxj, cand_a, cand_mfix, cand_gfix, gn, gj, wmax, 
             path_k[depth] = k
             path_nat[depth] = a
             t = sp + 1
-            s_rem[t] = rem & ~a
+            s_rem[t] = (rem & ~a) | (rem2 & a)
+            if multi:
+                s_rem2[t] = rem2 & ~a
             s_jl[t] = jl - m
             s_cur[t] = cur + gain
             s_remw[t] = remw - wa
@@ -329,9 +401,15 @@ def _search(n, jokers, remw0, maxj, cand_a, cand_mfix, cand_gfix, gn, gj, wmax, 
             break
         if pushed:
             continue
-        # 3. c stays unmelded: this frame becomes that child
+        # 3. c stays unmelded, all its undecided copies: this frame becomes that child
+        # (not the required face while none of its copies has melded)
+        if multi and c == req and ((rem2 >> c) & 1) == req_twice:
+            sp -= 1
+            continue
         s_rem[sp] = rem & ~cb
-        s_remw[sp] = remw - wmax[c]
+        if multi:
+            s_rem2[sp] = rem2 & ~cb
+        s_remw[sp] = remw - wmax[c] * (1 + ((rem2 >> c) & 1))
         s_state[sp] = 0
     return best, best_n
 
@@ -354,8 +432,8 @@ def _dominates(k1, k2, cand_a, cand_gfix, gn, gj):
     return True
 
 
-_WS_ROWS = 32  # int64 scratch rows: 0..17 search stack, 18.. per-card arrays
-_WS_COLS = 64  # >= 52 naturals + 2
+_WS_ROWS = 32  # int64 scratch rows: 0..18 search stack, 19.. per-card arrays
+_WS_COLS = 112  # >= 104 natural cards (two decks) + 2 for the stack
 
 
 @njit(cache=True)
@@ -392,13 +470,40 @@ def solve_kernel(hand_mask, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl_credit
 
 
 @njit(cache=True)
+def solve_multiset_ws(once, twice, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl_credit,
+                      hand_value, objective_code, forbidden, max_jokers, min_naturals,
+                      required_face, tiebreak, out_tmpl, out_nat, ws_i, ws_f, ws_cand, ws_gn,
+                      ws_gj, ws_by, ws_h):
+    """Best arrangement of a multiset hand; see the module docstring for the signature.
+
+    Returns ``(n_melds, deadwood, credit)``, or ``(-1, hand value, 0)`` when no arrangement
+    melds ``required_face``.
+    """
+    return solve_ws(once, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl_credit, hand_value,
+                    objective_code, forbidden, max_jokers, tiebreak, out_tmpl, out_nat, ws_i,
+                    ws_f, ws_cand, ws_gn, ws_gj, ws_by, ws_h, twice, min_naturals,
+                    required_face, True)
+
+
+@njit(cache=True)
 def solve_ws(hand_mask, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl_credit, hand_value,
              objective_code, forbidden, max_jokers, tiebreak, out_tmpl, out_nat, ws_i, ws_f,
-             ws_cand, ws_gn, ws_gj, ws_by, ws_h):
-    """:func:`solve_kernel` with caller-owned scratch from :func:`make_workspace`."""
+             ws_cand, ws_gn, ws_gj, ws_by, ws_h, twice=0, min_naturals=0, required_face=-1,
+             multi=False):
+    """:func:`solve_kernel` with caller-owned scratch from :func:`make_workspace`.
+
+    The trailing arguments belong to :func:`solve_multiset_ws` (call that instead). Left
+    out, ``multi`` is a compile-time False and this compiles to the one-deck solver, which
+    ignores ``twice``, ``min_naturals`` and ``required_face``; the one-deck loops call it
+    directly because a further call layer costs a one-deck hand about 5%.
+    """
     hand = np.int64(hand_mask)
+    hand2 = np.int64(0)
+    if multi:
+        hand2 = np.int64(twice) & hand
     forb = np.int64(forbidden)
     jokers = np.int64(jokers)
+    minnat = np.int64(min_naturals)
     maxj = np.int64(max_jokers)
     if maxj < 0:
         maxj = _NO_LIMIT
@@ -412,8 +517,13 @@ def solve_ws(hand_mask, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl_credit, ha
     while x:
         total += hand_value[_lowbit(x)]
         x &= x - 1
+    x = hand2
+    while x:
+        total += hand_value[_lowbit(x)]
+        x &= x - 1
 
     # candidate templates: at least one held natural, the missing faces fillable by jokers
+    # (two or more missing faces need min_naturals held ones)
     cand_t = ws_cand[0]
     cand_a = ws_cand[1]
     cand_mfix = ws_cand[2]
@@ -429,21 +539,29 @@ def solve_ws(hand_mask, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl_credit, ha
         miss = tm & ~hand
         if miss & forb:
             continue
-        if _popcount(miss) > jcap:
+        n_miss = _popcount(miss)
+        if n_miss > jcap:
+            continue
+        if multi and n_miss >= 2 and _popcount(inh) < minnat:
             continue
         cand_t[n_c] = t
         n_c += 1
         meldable |= inh
+    required = np.int64(-1)
+    if multi:
+        required = np.int64(required_face)
+    if required >= 0 and not (meldable >> required) & 1:
+        return np.int64(-1), total, np.int64(0)
 
     n = _popcount(meldable)
-    stack = ws_i[:18]
-    loc = ws_i[18]
-    wmax = ws_i[19]
-    by_cnt = ws_i[20]
-    local_face = ws_i[21]
-    idx = ws_i[22]
-    best_k = ws_i[23]
-    best_nat = ws_i[24]
+    stack = ws_i[:19]
+    loc = ws_i[19]
+    wmax = ws_i[20]
+    by_cnt = ws_i[21]
+    local_face = ws_i[22]
+    idx = ws_i[23]
+    best_k = ws_i[24]
+    best_nat = ws_i[25]
     cost = ws_f[0]
     key = ws_f[1]
     gn = ws_gn
@@ -468,6 +586,16 @@ def solve_ws(hand_mask, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl_credit, ha
     while x:
         forb_local |= np.int64(1) << loc[_lowbit(x)]
         x &= x - 1
+    twice_local = np.int64(0)
+    x = meldable & hand2
+    while x:
+        twice_local |= np.int64(1) << loc[_lowbit(x)]
+        x &= x - 1
+    req = np.int64(-1)
+    req_twice = np.int64(0)
+    if required >= 0:
+        req = loc[required]
+        req_twice = (hand2 >> required) & 1
 
     jmax = np.int64(0)
     for k in range(n_c):
@@ -552,7 +680,7 @@ def solve_ws(hand_mask, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl_credit, ha
     zero_mask = np.int64(0)
     n_pos = 0
     for i in range(n):
-        remw += wmax[i]
+        remw += wmax[i] * (1 + ((twice_local >> i) & 1))
         if cost[i] == 0.0:
             zero_mask |= np.int64(1) << i
         else:
@@ -567,9 +695,11 @@ def solve_ws(hand_mask, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl_credit, ha
             idx[j] = i
             n_pos += 1
 
-    _, nm = _search(n, jokers, remw, maxj, cand_a, cand_mfix, cand_gfix, gn, gj, wmax,
-                    by_card, by_cnt, forb_local, jmax, zero_mask, idx[:n_pos], cost, best_k,
-                    best_nat, stack)
+    best, nm = _search(n, twice_local, jokers, remw, maxj, minnat, req, req_twice, cand_a,
+                       cand_mfix, cand_gfix, gn, gj, wmax, by_card, by_cnt, forb_local, jmax,
+                       zero_mask, idx[:n_pos], cost, best_k, best_nat, stack, multi)
+    if best < 0:
+        return np.int64(-1), total, np.int64(0)
 
     # translate back to faces, and total up
     melded_value = np.int64(0)
@@ -713,30 +843,53 @@ def nojoker_gain_kernel(hand, tmpl_mask, run_best, tgain, set_ids, set_cnt):
 def batch_kernel(hands, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl_credit, hand_value,
                  objective_code, forbidden, max_jokers, run_best, suit_value, tgain, set_ids,
                  set_cnt, out):
-    """Optimal value per hand into ``out`` (deadwood, or points for OBJ_POINTS)."""
-    out_tmpl = np.empty(NUM_FACES, dtype=np.int32)
-    out_nat = np.empty(NUM_FACES, dtype=np.int64)
+    """Optimal value per one-deck hand into ``out`` (deadwood, points or credit)."""
+    multiset_batch_kernel(hands, np.zeros_like(hands), jokers, tmpl_mask, tmpl_len,
+                          tmpl_faces, tmpl_credit, hand_value, objective_code, forbidden,
+                          max_jokers, 0, run_best, suit_value, tgain, set_ids, set_cnt, out)
+
+
+@njit(cache=True)
+def multiset_batch_kernel(once, twice, jokers, tmpl_mask, tmpl_len, tmpl_faces, tmpl_credit,
+                          hand_value, objective_code, forbidden, max_jokers, min_naturals,
+                          run_best, suit_value, tgain, set_ids, set_cnt, out):
+    """Optimal value per multiset hand into ``out``; hands with no joker and no face twice
+    take the joker-free fast path."""
+    out_tmpl = np.empty(2 * NUM_FACES, dtype=np.int32)
+    out_nat = np.empty(2 * NUM_FACES, dtype=np.int64)
     ws_i, ws_f, ws_cand, ws_gn, ws_gj, ws_by, ws_h = make_workspace(tmpl_mask.shape[0])
-    for b in range(hands.shape[0]):
-        h = np.int64(hands[b])
-        if jokers[b] == 0:
+    for b in range(once.shape[0]):
+        h = np.int64(once[b])
+        h2 = np.int64(twice[b])
+        if jokers[b] == 0 and h2 == 0:
             g = nojoker_gain_kernel(h, tmpl_mask, run_best, tgain, set_ids, set_cnt)
             tv = (suit_value[0, h & _SUIT_BITS] + suit_value[1, (h >> 13) & _SUIT_BITS]
                   + suit_value[2, (h >> 26) & _SUIT_BITS]
                   + suit_value[3, (h >> 39) & _SUIT_BITS])
             if objective_code == OBJ_DEADWOOD:
                 out[b] = tv - g
-            else:
+            elif objective_code == OBJ_POINTS:
                 out[b] = g - tv
+            else:
+                out[b] = g
         else:
-            _, dw, cr = solve_ws(h, np.int64(jokers[b]), tmpl_mask, tmpl_len, tmpl_faces,
-                                 tmpl_credit, hand_value, objective_code, forbidden,
-                                 max_jokers, False, out_tmpl, out_nat, ws_i, ws_f, ws_cand,
-                                 ws_gn, ws_gj, ws_by, ws_h)
+            if h2 == 0 and min_naturals == 0:  # the one-deck search
+                _, dw, cr = solve_ws(h, np.int64(jokers[b]), tmpl_mask, tmpl_len, tmpl_faces,
+                                     tmpl_credit, hand_value, objective_code, forbidden,
+                                     max_jokers, False, out_tmpl, out_nat, ws_i, ws_f, ws_cand,
+                                     ws_gn, ws_gj, ws_by, ws_h)
+            else:
+                _, dw, cr = solve_multiset_ws(h, h2, np.int64(jokers[b]), tmpl_mask, tmpl_len,
+                                              tmpl_faces, tmpl_credit, hand_value,
+                                              objective_code, forbidden, max_jokers,
+                                              min_naturals, -1, False, out_tmpl, out_nat, ws_i,
+                                              ws_f, ws_cand, ws_gn, ws_gj, ws_by, ws_h)
             if objective_code == OBJ_DEADWOOD:
                 out[b] = dw
-            else:
+            elif objective_code == OBJ_POINTS:
                 out[b] = cr - dw
+            else:
+                out[b] = cr
 
 
 # ---------------------------------------------------------------------------------------
@@ -750,7 +903,8 @@ class Arrangement:
     ``melds``: ``(template id, declared faces filled by jokers)`` per meld, the declared
     faces in template order. ``deadwood``: hand value of the unmelded cards. ``credit``:
     meld credit of the melded cards (jokers at their slot's credit). ``unmelded``: faces
-    left in hand, ascending, ``52`` once per unmelded joker.
+    left in hand, ascending (a face twice when both its copies stay), ``52`` once per
+    unmelded joker.
     """
 
     melds: tuple[tuple[int, tuple[int, ...]], ...]
@@ -761,6 +915,60 @@ class Arrangement:
     @property
     def points(self) -> int:
         return self.credit - self.deadwood
+
+
+MAX_COPIES = 2            # two decks: a face is held at most twice
+MAX_MULTISET_JOKERS = 4   # two decks bring four jokers
+
+
+class MultisetHand(NamedTuple):
+    """A hand that may hold a face twice: ``once`` is the bitmask of the faces held at least
+    once, ``twice`` of those held twice (a subset of ``once``), ``jokers`` the joker count."""
+
+    once: int
+    twice: int
+    jokers: int
+
+    @classmethod
+    def of(cls, faces) -> MultisetHand:
+        """From card faces with repeats, 52 for a joker: ``MultisetHand.of([19, 19, 52])``."""
+        counts = np.zeros(NUM_FACES + 1, dtype=np.int64)
+        for f in faces:
+            f = int(f)
+            if not 0 <= f <= JOKER_FACE:
+                raise ValueError(f"a face is 0..51 or 52 for a joker, got {f}")
+            counts[f] += 1
+        return cls.from_counts(counts)
+
+    @classmethod
+    def from_counts(cls, counts) -> MultisetHand:
+        """From copies per face: 52 entries, or 53 with the joker count last."""
+        counts = np.asarray(counts)
+        if counts.shape not in ((NUM_FACES,), (NUM_FACES + 1,)):
+            raise ValueError(f"counts must have 52 or 53 entries, got shape {counts.shape}")
+        jokers = int(counts[JOKER_FACE]) if len(counts) > NUM_FACES else 0
+        naturals = counts[:NUM_FACES].astype(np.int64)
+        if naturals.min() < 0 or jokers < 0:
+            raise ValueError("counts must not be negative")
+        over = np.flatnonzero(naturals > MAX_COPIES)
+        if over.size:
+            f = int(over[0])
+            raise ValueError(f"{face_text(f)} is held {naturals[f]} times; two decks hold "
+                             f"at most {MAX_COPIES} copies of a face")
+        if jokers > MAX_MULTISET_JOKERS:
+            raise ValueError(f"{jokers} jokers; two decks hold at most {MAX_MULTISET_JOKERS}")
+        once = sum(1 << int(f) for f in np.flatnonzero(naturals >= 1))
+        twice = sum(1 << int(f) for f in np.flatnonzero(naturals >= 2))
+        return cls(once, twice, jokers)
+
+    def counts(self) -> np.ndarray:
+        """Copies per face, int64[53], the joker count last."""
+        once, twice = int(self.once), int(self.twice)
+        counts = np.zeros(NUM_FACES + 1, dtype=np.int64)
+        for f in range(NUM_FACES):
+            counts[f] = ((once >> f) & 1) + ((twice >> f) & 1)
+        counts[JOKER_FACE] = self.jokers
+        return counts
 
 
 def hand_mask_of(faces) -> int:
@@ -777,7 +985,8 @@ def _objective_code(objective: str) -> int:
     try:
         return _OBJECTIVES[objective]
     except KeyError:
-        raise ValueError(f"objective must be 'deadwood' or 'points', got {objective!r}") from None
+        raise ValueError(f"objective must be one of {sorted(_OBJECTIVES)}, got {objective!r}") \
+            from None
 
 
 def _values(hand_value) -> np.ndarray:
@@ -794,33 +1003,78 @@ def _check_hand(hand_mask: int, num_jokers: int) -> None:
         raise ValueError(f"num_jokers must be in 0..8, got {num_jokers!r}")
 
 
-def best_arrangement(hand_mask: int, num_jokers: int, table: MeldTable, hand_value,
-                     objective: str = "deadwood", forbidden_joker_faces: int = 0,
-                     max_jokers_per_meld: int = -1) -> Arrangement:
-    """Exact best arrangement of a hand (see the module docstring for rules and ties)."""
-    _check_hand(hand_mask, num_jokers)
+def _check_multiset(hand: MultisetHand) -> None:
+    _check_hand(hand.once, 0)
+    if int(hand.twice) & ~int(hand.once):
+        raise ValueError("a face held twice must also be in once (twice is a subset of once)")
+    if not 0 <= int(hand.jokers) <= MAX_MULTISET_JOKERS:
+        raise ValueError(f"jokers must be in 0..{MAX_MULTISET_JOKERS}, got {hand.jokers!r}")
+
+
+def _arrangement(hand: MultisetHand, table: MeldTable, hand_value, objective: str,
+                 forbidden_joker_faces: int, max_jokers_per_meld: int,
+                 required_face: int) -> Arrangement | None:
     code = _objective_code(objective)
     values = _values(hand_value)
-    out_tmpl = np.empty(NUM_FACES, dtype=np.int32)
-    out_nat = np.empty(NUM_FACES, dtype=np.int64)
-    nm, deadwood, credit = solve_kernel(
-        np.int64(hand_mask), np.int64(num_jokers), table.mask, table.length, table.faces,
-        table.credit, values, np.int64(code), np.int64(forbidden_joker_faces),
-        np.int64(max_jokers_per_meld), True, out_tmpl, out_nat)
+    out_tmpl = np.empty(2 * NUM_FACES, dtype=np.int32)
+    out_nat = np.empty(2 * NUM_FACES, dtype=np.int64)
+    min_naturals = table.rules.min_naturals_with_two_jokers
+    if hand.twice == 0 and min_naturals == 0 and required_face < 0:  # the one-deck search
+        nm, deadwood, credit = solve_kernel(
+            np.int64(hand.once), np.int64(hand.jokers), table.mask, table.length, table.faces,
+            table.credit, values, np.int64(code), np.int64(forbidden_joker_faces),
+            np.int64(max_jokers_per_meld), True, out_tmpl, out_nat)
+    else:
+        nm, deadwood, credit = solve_multiset_ws(
+            np.int64(hand.once), np.int64(hand.twice), np.int64(hand.jokers), table.mask,
+            table.length, table.faces, table.credit, values, np.int64(code),
+            np.int64(forbidden_joker_faces), np.int64(max_jokers_per_meld),
+            np.int64(min_naturals), np.int64(required_face), True, out_tmpl, out_nat,
+            *make_workspace(table.num_templates))
+    if nm < 0:
+        return None
+    left = hand.counts()
     melds = []
-    melded = 0
-    jokers_used = 0
     for q in range(nm):
         t = int(out_tmpl[q])
         nat = int(out_nat[q])
-        melded |= nat
         declared = tuple(f for f in table.template_faces(t) if not (nat >> f) & 1)
-        jokers_used += len(declared)
+        for f in table.template_faces(t):
+            left[f] -= (nat >> f) & 1
+        left[JOKER_FACE] -= len(declared)
         melds.append((t, declared))
-    left = int(hand_mask) & ~melded
-    unmelded = tuple(f for f in range(NUM_FACES) if (left >> f) & 1)
-    unmelded += (JOKER_FACE,) * (int(num_jokers) - jokers_used)
+    unmelded = tuple(f for f in range(NUM_FACES + 1) for _ in range(left[f]))
     return Arrangement(tuple(melds), int(deadwood), int(credit), unmelded)
+
+
+def best_arrangement(hand_mask: int, num_jokers: int, table: MeldTable, hand_value,
+                     objective: str = "deadwood", forbidden_joker_faces: int = 0,
+                     max_jokers_per_meld: int = -1) -> Arrangement:
+    """Exact best arrangement of a one-deck hand (see the module docstring for rules and
+    ties); ``table.rules.min_naturals_with_two_jokers`` applies."""
+    _check_hand(hand_mask, num_jokers)
+    return _arrangement(MultisetHand(int(hand_mask), 0, int(num_jokers)), table, hand_value,
+                        objective, forbidden_joker_faces, max_jokers_per_meld, -1)
+
+
+def best_arrangement_multiset(hand, table: MeldTable, hand_value, objective: str = "deadwood",
+                              forbidden_joker_faces: int = 0, max_jokers_per_meld: int = -1,
+                              required_face: int | None = None) -> Arrangement | None:
+    """Exact best arrangement of a hand that may hold a face twice (two decks).
+
+    ``hand``: a :class:`MultisetHand`, or card faces with repeats (52 = joker). With
+    ``required_face`` one meld must use that natural (GE-5: a taken discard); ``None`` is
+    returned when no arrangement can. ``table.rules.min_naturals_with_two_jokers`` applies.
+    """
+    if not isinstance(hand, MultisetHand):
+        hand = MultisetHand.of(hand)
+    _check_multiset(hand)
+    required = -1 if required_face is None else int(required_face)
+    if required_face is not None and not (0 <= required < NUM_FACES
+                                          and (int(hand.once) >> required) & 1):
+        raise ValueError(f"required_face {required_face!r} is not a natural face of the hand")
+    return _arrangement(hand, table, hand_value, objective, forbidden_joker_faces,
+                        max_jokers_per_meld, required)
 
 
 _FAST_CACHE: dict = {}
@@ -848,26 +1102,60 @@ def fast_tables(table: MeldTable, hand_value, objective: str = "deadwood"):
     return tables
 
 
+def _run_batch(once, twice, jokers, table: MeldTable, hand_value, objective: str,
+               forbidden_joker_faces: int, max_jokers_per_meld: int) -> np.ndarray:
+    code = _objective_code(objective)
+    values = _values(hand_value)
+    run_best, suit_value, tgain, set_ids, set_cnt = fast_tables(table, values, objective)
+    out = np.empty(once.shape[0], dtype=np.int32)
+    multiset_batch_kernel(once, twice, jokers, table.mask, table.length, table.faces,
+                          table.credit, values, np.int64(code), np.int64(forbidden_joker_faces),
+                          np.int64(max_jokers_per_meld),
+                          np.int64(table.rules.min_naturals_with_two_jokers), run_best,
+                          suit_value, tgain, set_ids, set_cnt, out)
+    return out
+
+
+def _batch_jokers(num_jokers, shape, most: int) -> np.ndarray:
+    jok = np.array(np.broadcast_to(np.asarray(num_jokers, dtype=np.int8), shape),
+                   dtype=np.int8, copy=True)
+    if jok.size and (jok.min() < 0 or jok.max() > most):
+        raise ValueError(f"num_jokers must be in 0..{most}")
+    return jok
+
+
+def _batch_masks(masks, name: str) -> np.ndarray:
+    hands = np.ascontiguousarray(masks, dtype=np.uint64).reshape(-1)
+    if hands.size and (int(hands.max()) >> NUM_FACES):
+        raise ValueError(f"{name} must only use bits 0..51")
+    return hands
+
+
 def best_deadwood_batch(hand_masks, num_jokers, table: MeldTable, hand_value,
                         objective: str = "deadwood", forbidden_joker_faces: int = 0,
                         max_jokers_per_meld: int = -1) -> np.ndarray:
-    """Optimal deadwood (or optimal points for ``objective="points"``) per hand, int32[B].
+    """Optimal deadwood (or optimal points / credit, see ``objective``) per hand, int32[B].
 
     ``hand_masks`` uint64[B] natural-face bitmasks, ``num_jokers`` int[B] (or a scalar).
     ``forbidden_joker_faces`` and ``max_jokers_per_meld`` apply to every hand.
     """
-    hands = np.ascontiguousarray(hand_masks, dtype=np.uint64).reshape(-1)
-    jok = np.array(np.broadcast_to(np.asarray(num_jokers, dtype=np.int8), hands.shape),
-                   dtype=np.int8, copy=True)
-    if hands.size and (int(hands.max()) >> NUM_FACES):
-        raise ValueError("hand masks must only use bits 0..51")
-    if jok.size and (jok.min() < 0 or jok.max() > 8):
-        raise ValueError("num_jokers must be in 0..8")
-    code = _objective_code(objective)
-    values = _values(hand_value)
-    run_best, suit_value, tgain, set_ids, set_cnt = fast_tables(table, values, objective)
-    out = np.empty(hands.shape[0], dtype=np.int32)
-    batch_kernel(hands, jok, table.mask, table.length, table.faces, table.credit, values,
-                 np.int64(code), np.int64(forbidden_joker_faces), np.int64(max_jokers_per_meld),
-                 run_best, suit_value, tgain, set_ids, set_cnt, out)
-    return out
+    hands = _batch_masks(hand_masks, "hand masks")
+    jok = _batch_jokers(num_jokers, hands.shape, 8)
+    return _run_batch(hands, np.zeros_like(hands), jok, table, hand_value, objective,
+                      forbidden_joker_faces, max_jokers_per_meld)
+
+
+def best_deadwood_batch_multiset(once, twice, num_jokers, table: MeldTable, hand_value,
+                                 objective: str = "deadwood", forbidden_joker_faces: int = 0,
+                                 max_jokers_per_meld: int = -1) -> np.ndarray:
+    """:func:`best_deadwood_batch` for hands that may hold a face twice: ``once[b]`` /
+    ``twice[b]`` are the :class:`MultisetHand` layers of hand ``b``, ``num_jokers`` 0..4."""
+    once = _batch_masks(once, "once")
+    twice = _batch_masks(twice, "twice")
+    if once.shape != twice.shape:
+        raise ValueError(f"once and twice differ in length: {once.shape} vs {twice.shape}")
+    if np.any(twice & ~once):
+        raise ValueError("a face held twice must also be in once (twice is a subset of once)")
+    jok = _batch_jokers(num_jokers, once.shape, MAX_MULTISET_JOKERS)
+    return _run_batch(once, twice, jok, table, hand_value, objective, forbidden_joker_faces,
+                      max_jokers_per_meld)

@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from ..cards import JOKER_FACE
-from ..solver import OBJ_POINTS, make_workspace, solve_ws
+from ..solver import OBJ_CREDIT, make_workspace, solve_multiset_ws
 from .batch import register_kernels
 from .rules import (
     apply_layoff, apply_meld, clear_game, deal, hand_mask_bits, hand_view, layoff_card, layoff_position,
@@ -63,7 +63,8 @@ GermanSpec = NamedTuple("GermanSpec", [
     ("a_swap", int),               # + meld slot * 52 + face (GE-6)
     ("t_credit", np.ndarray),      # (T, 14) credit per template slot (the solver's table)
     ("t_total", np.ndarray),       # (T,) credit of the whole template
-    ("zero_values", np.ndarray),   # (53,) zeros: the solver's "points" objective then is credit
+    ("solver_values", np.ndarray), # (53,) int64 hand values, as the solver takes them
+    ("min_naturals", int),         # GE-3: a meld with two or more jokers holds this many naturals
 ])
 GermanSpec.__module__ = __name__
 
@@ -110,23 +111,26 @@ def fill(spec, t, once, jokers):
 
 
 @njit(cache=True)
-def credit_bounds(spec, once, twice, jokers, ws, out_tmpl, out_nat):
-    """(upper, lower) bounds of the credit template fills can still add from this hand.
+def credit_bounds(spec, once, twice, jokers, pending, ws, out_tmpl, out_nat):
+    """(upper, lower) bounds of the credit template fills can still add from this hand, one
+    meld using the ``pending`` face if it is a natural (-1 upper: no arrangement uses it).
 
     Upper: the solver's best credit of disjoint melds, jokers free to stand for any face.
-    Lower: the same with no joker standing for a face the hand holds and at most one joker
-    per meld; such an arrangement is what template fills make, in any order (GE-3 holds)."""
-    # TODO(solver-multiset): pass ``twice`` once the solver takes multiset hands
+    Lower: the same with no joker standing for a face the hand holds; such an arrangement is
+    what template fills make, in any order (the solver keeps GE-3's two-joker rule)."""
     ws_i, ws_f, ws_cand, ws_gn, ws_gj, ws_by, ws_h = ws
-    upper = 1 << 30
-    if twice == 0:
-        upper = solve_ws(once, jokers, spec.t_mask, spec.t_len, spec.t_faces, spec.t_credit,
-                         spec.zero_values, OBJ_POINTS, np.uint64(0), -1, False, out_tmpl,
-                         out_nat, ws_i, ws_f, ws_cand, ws_gn, ws_gj, ws_by, ws_h)[2]
-    lower = solve_ws(once, jokers, spec.t_mask, spec.t_len, spec.t_faces, spec.t_credit,
-                     spec.zero_values, OBJ_POINTS, once, 1, False, out_tmpl, out_nat,
-                     ws_i, ws_f, ws_cand, ws_gn, ws_gj, ws_by, ws_h)[2]
-    return upper, lower
+    need = pending if pending < JOKER_FACE else -1
+    first = solve_multiset_ws(once, twice, jokers, spec.t_mask, spec.t_len, spec.t_faces,
+                              spec.t_credit, spec.solver_values, OBJ_CREDIT, np.uint64(0), -1,
+                              spec.min_naturals, need, False, out_tmpl, out_nat,
+                              ws_i, ws_f, ws_cand, ws_gn, ws_gj, ws_by, ws_h)
+    if first[0] < 0:
+        return -1, -1
+    second = solve_multiset_ws(once, twice, jokers, spec.t_mask, spec.t_len, spec.t_faces,
+                               spec.t_credit, spec.solver_values, OBJ_CREDIT, once, -1,
+                               spec.min_naturals, need, False, out_tmpl, out_nat,
+                               ws_i, ws_f, ws_cand, ws_gn, ws_gj, ws_by, ws_h)
+    return first[2], second[2] if second[0] >= 0 else -1
 
 
 @njit(cache=True)
@@ -137,8 +141,8 @@ def opening_reachable(spec, ws, once, twice, jokers, total, pending):
     bounds; ``ws`` is the solver's workspace (:func:`solver.make_workspace`)."""
     if pending < 0 and total >= spec.open_min:
         return True
-    out_tmpl = np.empty(64, np.int32)
-    out_nat = np.empty(64, np.int64)
+    out_tmpl = np.empty(128, np.int32)
+    out_nat = np.empty(128, np.int64)
     L = MAX_OPENING_MELDS + 1
     st_once = np.empty(L, np.uint64)
     st_twice = np.empty(L, np.uint64)
@@ -157,11 +161,11 @@ def opening_reachable(spec, ws, once, twice, jokers, total, pending):
         if cursor[depth] == 0:
             if pend < 0 and tot >= spec.open_min:
                 return True
-            upper, lower = credit_bounds(spec, o, w, j, ws, out_tmpl, out_nat)
-            if tot + upper < spec.open_min:
+            upper, lower = credit_bounds(spec, o, w, j, pend, ws, out_tmpl, out_nat)
+            if upper < 0 or tot + upper < spec.open_min:
                 depth -= 1
                 continue
-            if pend < 0 and tot + lower >= spec.open_min:
+            if pend < JOKER_FACE and lower >= 0 and tot + lower >= spec.open_min:
                 return True
         if cursor[depth] >= spec.num_templates or depth == MAX_OPENING_MELDS:
             depth -= 1

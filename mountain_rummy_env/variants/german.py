@@ -33,9 +33,10 @@ from ..melds import MeldRules, build_meld_table
 from ..variant import Variant
 
 # GE-2: A 11 (1 when low in A-2-3), K Q J 10 count 10, 2-9 face value; a joker in hand 20.
+# GE-3: runs ace low or high (no wrap); a meld with two or more jokers needs two naturals.
 VALUES = (11, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10)
 GERMAN_RULES = MeldRules(ace_low=True, ace_high=True, rank_credit=VALUES,
-                         ace_low_credit=1, ace_high_credit=11)
+                         ace_low_credit=1, ace_high_credit=11, min_naturals_with_two_jokers=2)
 JOKER_HAND_VALUE = 20
 HAND_SIZE = 13            # GE-1
 OPENING_MINIMUM = 40      # GE-5
@@ -79,6 +80,14 @@ class GermanActionLayout(NamedTuple):
         return cls(*np.concatenate([[0], np.cumsum(sizes)]).tolist())
 
 
+def german_hand_values() -> np.ndarray:
+    """In-hand value of each face, int16[53] (index 52 = joker), for the solver and scoring."""
+    values = np.zeros(JOKER_FACE + 1, dtype=np.int16)
+    values[:JOKER_FACE] = np.tile(VALUES, 4)
+    values[JOKER_FACE] = JOKER_HAND_VALUE
+    return values
+
+
 def german_variant(config: GermanConfig | None = None, **options) -> Variant:
     """The German Rummy variant for ``config`` (or keyword options)."""
     if config is None:
@@ -87,9 +96,7 @@ def german_variant(config: GermanConfig | None = None, **options) -> Variant:
         raise TypeError("pass either a GermanConfig or keyword options, not both")
     deck = Deck(2, 4)
     table = build_meld_table(GERMAN_RULES)
-    hand_value = np.zeros(JOKER_FACE + 1, dtype=np.int16)
-    hand_value[:JOKER_FACE] = np.tile(VALUES, 4)
-    hand_value[JOKER_FACE] = JOKER_HAND_VALUE
+    hand_value = german_hand_values()
     base, _ = build_spec(
         deck=deck, table=table, num_players=config.num_players, hand_size=HAND_SIZE,
         hand_value=hand_value, knock_limit=0, camp_respond=False, bonus_to_winner=False,
@@ -104,7 +111,8 @@ def german_variant(config: GermanConfig | None = None, **options) -> Variant:
         a_done=none, num_actions=layout.num_actions,
         open_min=OPENING_MINIMUM, a_swap=layout.swap, t_credit=table.credit,
         t_total=table.credit.sum(axis=1).astype(np.int64),
-        zero_values=np.zeros(JOKER_FACE + 1, np.int64),
+        solver_values=hand_value.astype(np.int64),
+        min_naturals=GERMAN_RULES.min_naturals_with_two_jokers,
     )
     spec = kernels.GermanSpec(**fields)
     dtype = kernels.german_state_dtype(deck.num_cards, base.max_melds, base.max_seats)

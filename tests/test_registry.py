@@ -125,7 +125,8 @@ def test_cli_variant_choices_and_help_come_from_the_registry(monkeypatch, capsys
     with pytest.raises(SystemExit):
         main(["play", "--help"])
     help_text = " ".join(capsys.readouterr().out.split())
-    assert "mountain (Mountain Rummy), gin (Gin Rummy), seats (Seats Rummy)" in help_text
+    assert ", ".join(f"{name} ({info.title})" for name, info in VARIANTS.items()) in help_text
+    assert "seats (Seats Rummy)" in help_text
     assert "1000 Mountain Rummy, 100 Gin Rummy" in help_text      # --target: each config's default
     monkeypatch.delitem(VARIANTS, "seats")
     assert main(["variants"]) == 0

@@ -320,7 +320,7 @@ def test_a_german_three_seat_tournament_through_the_cli(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["--players", "4"], "error: bad --players 4: mountain is played by 2 seats only"),
-    (["--variant", "german", "--players", "7"], "num_players must be an integer in 2..6"),
+    (["--variant", "german", "--players", "7"], "num_players must be in 2..6"),
     (["--variant", "german", "--players", "3", "--options", '{"num_players": 4}'], "disagree"),
     (["--variant", "german", "--players", "5", "--rotations", "all"], "allowed up to 4 seats"),
     (["--variant", "german", "--agents", "random", "random"],

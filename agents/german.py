@@ -17,6 +17,7 @@ from mountain_rummy_env.core.state import PHASE_DRAW
 from .base import Agent, register
 from .german_policy import (
     GREEDY, RULES_DEFAULTS, choose, credit_order, discard_scores_of, play_out, rules_params,
+    settle_hands,
 )
 from .search import MonteCarloSearch, determinise
 
@@ -115,8 +116,12 @@ class GermanSearchAgent(MonteCarloSearch, GermanRulesAgent):
 
     name = "search"
 
-    def __init__(self, seed=None, budget: int = 48, discards: int = 3, z: float = 1.0):
+    def __init__(self, seed=None, budget: int = 48, discards: int = 3, z: float = 1.0,
+                 settle: int = 8):
         super().__init__(seed, budget, discards, z)
+        if settle < 0:
+            raise ValueError(f"settle must be >= 0, got {settle}")
+        self.settle = settle    # rounds of settle_hands per seat and sample (0: uniform deals)
 
     def act(self, view, mask) -> int:
         legal = np.flatnonzero(mask)
@@ -143,7 +148,9 @@ class GermanSearchAgent(MonteCarloSearch, GermanRulesAgent):
         v = view.variant
         c = _Compiled.of(v)
         k = len(cands)
-        states = np.repeat(determinise(view, n, self.rng), k, axis=0)
+        samples = determinise(view, n, self.rng)
+        settle_hands(samples, v.spec, view.player, self.settle, int(self.rng.integers(2**31)))
+        states = np.repeat(samples, k, axis=0)
         first = np.tile(np.asarray(cands, dtype=np.int64), n)
         params = np.repeat(self.params[None], v.num_players, axis=0)
         out = np.zeros(n * k, dtype=np.float64)

@@ -37,7 +37,7 @@ from mountain_rummy_env.core.german import (
 )
 from mountain_rummy_env.core.rules import RUN, hand_mask_bits, hand_view, layoff_position
 from mountain_rummy_env.core.state import (
-    EVENT_NONE, LOC_HAND, MELD_EMPTY, MELD_WIDTH, PHASE_DRAW,
+    EVENT_NONE, LOC_HAND, LOC_STOCK, MELD_EMPTY, MELD_WIDTH, PHASE_DRAW,
 )
 from mountain_rummy_env.solver import make_workspace
 
@@ -255,7 +255,8 @@ def _layoff(s, spec, p, work, face_card, jokers, nj, rules, jokers_too):
             if pos < 0:
                 continue
             if rules and not natural:
-                credit = spec.run_credit[pos] if s.m_kind[m] == RUN else spec.rank_credit[f % NUM_RANKS]
+                credit = (spec.run_credit[pos] if s.m_kind[m] == RUN
+                          else spec.rank_credit[f % NUM_RANKS])
                 if credit <= best_credit:
                     continue
             if not layoff_offered(s, spec, p, m, f, face_card, jokers, nj, no_face_up, work):
@@ -418,3 +419,53 @@ def play_out(states, spec, first, params, work, order, verify, mask, out, me):
             event = apply_action(s, spec, a)
         out[b] = s.h_points[me]
     return -1
+
+
+# --------------------------------------------------------------------------------------
+# determinisation
+
+
+@njit(cache=True)
+def _should_have_placed(s, spec, q, ws):
+    """Whether seat ``q``'s hand holds what the greedy or rules player would have put on
+    the table on its last turn: a meld of naturals once opened, else an opening (GE-5)."""
+    once, twice, nj = hand_layers(s, spec, q)
+    if s.placed_before[q] == 0:
+        return opening_reachable(spec, ws, once, twice, nj, 0, -1)
+    for t in range(spec.num_templates):
+        if np.uint64(spec.t_mask[t]) & ~once == 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def settle_hands(states, spec, me, rounds, seed):
+    """In place, in each sampled state: every seat other than ``me`` that has had a turn
+    this hand holds what the greedy or rules player leaves in hand (see
+    :func:`_should_have_placed`). Up to ``rounds`` times per seat, a random hidden card of
+    a hand that does not trades places with a random stock card."""
+    np.random.seed(seed)
+    ws = make_workspace(spec.num_templates)
+    hidden = np.empty(spec.num_cards, np.int64)
+    for b in range(states.shape[0]):
+        s = states[b]
+        n_stock = s.stock_len - s.stock_ptr
+        first = (s.dealer + 1) % spec.num_players
+        for q in range(spec.num_players):
+            if q == me or n_stock == 0 or (q - first) % spec.num_players >= s.turn:
+                continue
+            for _ in range(rounds):
+                if not _should_have_placed(s, spec, q, ws):
+                    break
+                n = 0
+                for c in range(spec.num_cards):
+                    if s.loc[c] == LOC_HAND + q and s.public[c] == 0:
+                        hidden[n] = c
+                        n += 1
+                if n == 0:
+                    break
+                out = hidden[np.random.randint(n)]
+                i = s.stock_ptr + np.random.randint(n_stock)
+                s.loc[s.stock[i]] = LOC_HAND + q
+                s.loc[out] = LOC_STOCK
+                s.stock[i] = out

@@ -43,19 +43,54 @@ class Comparison:
                 f"[{self.low:+.2f}, {self.high:+.2f}] | {self.seconds:.0f} |")
 
 
+def seatings(num_players: int):
+    """The two seatings of a deal: A in the even seats, then in the odd ones (bool per seat)."""
+    return [np.array([(q + shift) % 2 == 0 for q in range(num_players)]) for shift in (0, 1)]
+
+
+def margin(points, is_a) -> np.ndarray:
+    """Mean hand points of A's seats minus B's (points: one row per deal or one deal)."""
+    points = np.asarray(points, dtype=float)
+    return points[..., is_a].mean(axis=-1) - points[..., ~is_a].mean(axis=-1)
+
+
 def deal_margins(spec_a: str, spec_b: str, seeds, num_players: int = 4,
                  agent_seed: int = 0) -> np.ndarray:
     """Per deal: mean hand points of A's seats minus B's, over the two alternating seatings."""
     game = Game(german_variant(num_players=num_players), 1)
     out = np.zeros(len(seeds))
     for i, seed in enumerate(seeds):
-        for shift in (0, 1):
-            is_a = [(q + shift) % 2 == 0 for q in range(num_players)]
+        for shift, is_a in enumerate(seatings(num_players)):
             agents = [make_agent(spec_a if a else spec_b, seed=agent_seed + 1000 * q + shift,
                                  variant="german") for q, a in enumerate(is_a)]
-            points = np.asarray(play_hand(game, agents, seed=int(seed)).hand_points, float)
-            mask = np.asarray(is_a)
-            out[i] += (points[mask].mean() - points[~mask].mean()) / 2
+            out[i] += margin(play_hand(game, agents, seed=int(seed)).hand_points, is_a) / 2
+    return out
+
+
+def dealt_states(variant, seeds) -> np.ndarray:
+    """State records of the first hand dealt from each seed (as ``Game.reset(seed)`` deals)."""
+    game = Game(variant, len(seeds))
+    game.reset(seed=np.asarray(list(seeds)))
+    return game.states.copy()
+
+
+def policy_margins(params_a, params_b, seeds, num_players: int = 4) -> np.ndarray:
+    """:func:`deal_margins` of two compiled policies (:mod:`agents.german_policy` parameter
+    vectors, e.g. ``GREEDY`` and ``rules_params()``) played by the compiled playout loop:
+    the same hands as their agents play, without Python in the loop."""
+    from agents.german import _Compiled
+    from agents.german_policy import play_out
+
+    v = german_variant(num_players=num_players)
+    c = _Compiled.of(v)
+    dealt = dealt_states(v, seeds)
+    out = np.zeros(len(dealt))
+    for is_a in seatings(num_players):
+        states = dealt.copy()
+        params = np.array([params_a if a else params_b for a in is_a])
+        play_out(states, v.spec, np.full(len(states), -1), params, c.work, c.order, False,
+                 np.zeros(v.num_actions, np.int8), np.zeros(len(states)), 0)
+        out += margin(states["h_points"][:, :num_players], is_a) / 2
     return out
 
 
@@ -80,6 +115,7 @@ def main(argv=None) -> None:
     for weaker, stronger in args.pair or LADDER:
         print(compare(stronger, weaker, args.deals, args.first_seed, args.players).row(),
               flush=True)
+
 
 if __name__ == "__main__":
     main()

@@ -108,16 +108,23 @@ class GermanSearchAgent(MonteCarloSearch, GermanRulesAgent):
     """Determinised Monte Carlo over the rules player's candidates: at the draw (when the
     top discard may be taken) take or draw; at the end of the turn the rules player's
     ``discards`` best discards. Each sample deals the hidden cards anew (the other seats'
-    unknown cards and the stock, :func:`agents.search.determinise`), plays a candidate and
-    finishes the hand with the rules policy for every seat; a candidate's value is the
-    searching seat's mean hand points (GE-9). :meth:`MonteCarloSearch.search` keeps the
-    rules choice unless a challenger beats it by ``z`` standard errors on fresh samples.
-    Placements follow the rules player."""
+    unknown cards and the stock, :func:`agents.search.determinise`; with ``settle`` > 0
+    then :func:`agents.german_policy.settle_hands`), plays a candidate and finishes the
+    hand with the rules policy for every seat; a candidate's value is the searching seat's
+    mean hand points (GE-9). :meth:`MonteCarloSearch.search` keeps the rules choice unless
+    a challenger beats it by ``z`` standard errors on fresh samples. Placements follow the
+    rules player.
+
+    Defaults from screens against the rules player on seeds 6000-6299 (the search in one
+    seat, its hand points against the all-rules hand of that seat): every setting tried
+    gained 2-6 points a hand with intervals of +-3 to 4 (budget 200/400/800, z 1 or 0.5,
+    settle 0 or 8, 3 or 5 discards); ``budget=400, z=0.5`` is among the best and costs
+    about 0.8 s a hand of one seat."""
 
     name = "search"
 
-    def __init__(self, seed=None, budget: int = 48, discards: int = 3, z: float = 1.0,
-                 settle: int = 8):
+    def __init__(self, seed=None, budget: int = 400, discards: int = 3, z: float = 0.5,
+                 settle: int = 0):
         super().__init__(seed, budget, discards, z)
         if settle < 0:
             raise ValueError(f"settle must be >= 0, got {settle}")

@@ -231,5 +231,5 @@ def make_agent(spec: str, seed=None, variant: str | None = None, **kwargs) -> Ag
 def _load_builtins() -> None:
     import importlib
 
-    for mod in ("random_agent", "greedy", "rules", "gin", "search", "human"):
+    for mod in ("random_agent", "greedy", "rules", "gin", "search", "german", "human"):
         importlib.import_module(f"{__package__}.{mod}")  # each registers its agents

@@ -38,24 +38,27 @@ from .rules import RulesAgent
 
 def determinise(view, n: int, rng, hone: float = 0.0, meld_free: bool = False) -> np.ndarray:
     """``n`` copies of the view's game state with the hidden cards re-dealt at random,
-    consistent with everything the player has observed.
+    consistent with everything the player has observed: each other seat keeps its hand
+    size and the cards known to be in it, the stock its size, every face-up card its place.
+    The hidden cards go to the other seats in playing order (the next seat first), then to
+    the stock, then face down.
 
-    ``hone`` > 0 makes the opponent's hidden cards look played rather than dealt: per turn
+    ``hone`` > 0 makes the next seat's hidden cards look played rather than dealt: per turn
     the opponent has had, ``hone`` rounds of "draw a random hidden card, drop the card
     whose removal leaves the least deadwood" (:func:`hone_hands`). Uniform re-dealing
     badly overrates a hand held for some turns: in rules-vs-rules Gin the opponent's true
     deadwood after 8 turns each averages 12, a uniform re-deal 46 (docs/agents.md).
-    ``meld_free``: once the opponent has played a turn its hidden cards hold no meld (an
+    ``meld_free``: once the next seat has played a turn its hidden cards hold no meld (an
     opponent that melds at once, as Mountain's `greedy` does; :func:`break_melds`)."""
-    me = view.player
-    opp = (me + 1) % view.variant.num_players
+    seats = view.opponents
     states = np.repeat(view.public_state(), n, axis=0)
     base = states[0]
     pool = view.hidden_cards()
-    k_opp = view.opponent_hand_size - len(view.opponent_known)
+    unknown = [view.hand_sizes[q] - len(view.known[q]) for q in seats]
+    k_opp = unknown[0]
     ptr, end = int(base["stock_ptr"]), int(base["stock_len"])
     n_stock = end - ptr
-    if k_opp + n_stock > len(pool):
+    if sum(unknown) + n_stock > len(pool):
         raise AssertionError("hidden-card counts do not fit the pool")
     perms = rng.permuted(np.broadcast_to(pool, (n, len(pool))), axis=1).astype(np.int8)
     rounds = int(round(hone * (view.turn + 1) / 2))     # the opponent's turns so far, about
@@ -66,11 +69,14 @@ def determinise(view, n: int, rng, hone: float = 0.0, meld_free: bool = False) -
     loc = states["loc"]
     public = states["public"]
     rows = np.arange(n)[:, None]
-    opp_cards = perms[:, :k_opp]
-    stock_cards = perms[:, k_opp:k_opp + n_stock]
-    fd_cards = perms[:, k_opp + n_stock:]
-    loc[rows, opp_cards] = LOC_HAND + opp
-    public[rows, opp_cards] = 0
+    dealt = 0
+    for q, k in zip(seats, unknown):
+        cards = perms[:, dealt:dealt + k]
+        loc[rows, cards] = LOC_HAND + q
+        public[rows, cards] = 0
+        dealt += k
+    stock_cards = perms[:, dealt:dealt + n_stock]
+    fd_cards = perms[:, dealt + n_stock:]
     loc[rows, stock_cards] = LOC_STOCK
     states["stock"][:, ptr:end] = stock_cards
     loc[rows, fd_cards] = LOC_FACEDOWN

@@ -432,9 +432,11 @@ class PlayerView:
         loc = s["loc"].copy()
         hidden = self.hidden_cards()
         ids = iter(hidden.tolist())
-        for q in range(self.variant.num_players):
+        seats = range(self.variant.num_players)
+        unknown = [int((loc[hidden] == LOC_HAND + q).sum()) for q in seats]   # before dealing
+        for q, count in enumerate(unknown):
             if q != self.player:
-                for _ in range(int((loc[hidden] == LOC_HAND + q).sum())):
+                for _ in range(count):
                     loc[next(ids)] = LOC_HAND + q
         stock = s["stock"].copy()
         ptr, end = int(s["stock_ptr"]), int(s["stock_len"])

@@ -360,28 +360,47 @@ def legal_mask(s, spec, mask, scratch):
         if s.m_kind[m] == MELD_EMPTY:
             continue
         for f in range(JOKER_FACE):
-            c = layoff_card(s, spec, m, f, face_card, jokers, nj, no_face_up)
-            if c >= 0:
-                scratch[0] = s
-                apply_layoff(scratch[0], spec, m, f, c)
-                if not lone_taken_card_stuck(scratch[0], spec, p):
-                    mask[spec.a_layoff + m * JOKER_FACE + f] = 1
+            if layoff_offered(s, spec, p, m, f, face_card, jokers, nj, no_face_up, scratch):
+                mask[spec.a_layoff + m * JOKER_FACE + f] = 1
         for k in range(MELD_WIDTH):
             j = s.m_cards[m, k]
             if j < spec.num_naturals:
                 continue
             f = s.shown[j]
-            if face_card[f] < 0:
-                continue
-            # after the swap p holds the joker instead of one copy of f
-            bit = np.uint64(1) << np.uint64(f)
-            after = (once & ~bit) | (twice & bit)
-            if joker_meld_exists(spec, after, nj + 1):
-                scratch[1] = s
-                apply_swap(scratch[1], spec, m, f)
-                if some_meld_offered(scratch[1], spec, p, scratch[2:], ws):
-                    mask[spec.a_swap + m * JOKER_FACE + f] = 1
+            if swap_offered(s, spec, p, m, f, once, twice, nj, face_card, scratch[1:], ws):
+                mask[spec.a_swap + m * JOKER_FACE + f] = 1
     discard_mask(s, spec, mask, p)
+
+
+@njit(cache=True)
+def layoff_offered(s, spec, p, m, f, face_card, jokers, nj, no_face_up, work):
+    """Whether ``layoff f m`` is legal for p, who has opened and owes no freed joker: a card
+    of p's lays off face ``f`` on meld ``m`` without a dead end (``work[0]`` gets the
+    position after it). ``face_card``/``jokers``/``nj`` are p's hand (:func:`rules.hand_view`)."""
+    c = layoff_card(s, spec, m, f, face_card, jokers, nj, no_face_up)
+    if c < 0:
+        return False
+    work[0] = s
+    apply_layoff(work[0], spec, m, f, c)
+    return not lone_taken_card_stuck(work[0], spec, p)
+
+
+@njit(cache=True)
+def swap_offered(s, spec, p, m, f, once, twice, nj, face_card, work, ws):
+    """Whether ``swap f m`` is legal for p, who has opened and owes no freed joker, given a
+    joker declared ``f`` in meld ``m`` (GE-6): p holds a natural f and can then meld the
+    freed joker. ``once``/``twice`` are p's hand layers (:func:`hand_layers`); ``work[0]``
+    gets the position after the swap, ``work[1:]`` is scratch for the meld search."""
+    if face_card[f] < 0:
+        return False
+    # after the swap p holds the joker instead of one copy of f
+    bit = np.uint64(1) << np.uint64(f)
+    after = (once & ~bit) | (twice & bit)
+    if not joker_meld_exists(spec, after, nj + 1):
+        return False
+    work[0] = s
+    apply_swap(work[0], spec, m, f)
+    return some_meld_offered(work[0], spec, p, work[1:], ws)
 
 
 @njit(cache=True)
@@ -632,7 +651,8 @@ def apply_action(s, spec, a):
 
 __all__ = [
     "GermanSpec", "german_state_dtype", "legal_mask", "apply_action", "new_game", "next_hand",
-    "start_hand", "opening_reachable", "MAX_CLEAR_DEPTH",
+    "start_hand", "opening_reachable", "meld_offered", "layoff_offered", "swap_offered",
+    "MAX_CLEAR_DEPTH",
 ]
 
 

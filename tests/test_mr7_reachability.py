@@ -219,7 +219,7 @@ def meldable_hand(g: Game, rng, free: int = 0) -> np.void:
             if len(wanted) >= size:
                 break
     spare = [c for c in pool if c not in wanted]
-    if rng.random() < 0.5:
+    if spare and rng.random() < 0.5:
         wanted.append(spare.pop(rng.integers(len(spare))))
     leaving = [c for c in range(spec.num_cards) if s["loc"][c] == LOC_HAND + p and c not in wanted]
     for c in wanted:
@@ -235,7 +235,7 @@ def meldable_hand(g: Game, rng, free: int = 0) -> np.void:
         s["loc"][c] = other
     hand = np.flatnonzero(s["loc"] == LOC_HAND + p)
     rng.shuffle(hand)
-    free = min(free, len(hand) - 1)
+    free = max(0, min(free, len(hand) - 1))
     s["taken"][:] = 0
     s["taken"][hand[free:]] = 1
     if free:
@@ -317,7 +317,8 @@ def check_meldable_hands(v, seed: int) -> Checker:
         if s["phase"] == PHASE_PLAY and s["obligation"] < 0:
             checker.check_clear(meldable_hand(g, rng))
             pending = meldable_hand(g, rng, free=rng.integers(1, 3))
-            checker.check_pending(pending, checker.mask_of(pending))
+            if pending["obligation"] >= 0:
+                checker.check_pending(pending, checker.mask_of(pending))
         legal = g.legal_actions(0)
         placements = [a for a in legal if v.layout.meld <= a < v.layout.discard]
         pool = placements if placements and rng.random() < 0.7 else legal

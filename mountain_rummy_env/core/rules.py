@@ -26,24 +26,32 @@ from .state import (
 
 SET, RUN = 1, 2
 ACE_HIGH_POS = 13
-MAX_CLEAR_DEPTH = 24  # stack depth for the "can the rest be melded" search (MR-7)
+MAX_CLEAR_DEPTH = 40  # placements the "can every card be placed" search looks ahead (MR-7)
 MAX_REACH_DEPTH = 12  # placements before a deep-drawn card is placed (MR-7.1 reachability)
-# records of scratch a caller provides (Game, agents): the reachability stack on top of the
-# dead-end search, plus the probes of legal_mask
-SCRATCH_RECORDS = MAX_CLEAR_DEPTH + MAX_REACH_DEPTH + 6
-VISITED_SLOTS = 1024  # positions remembered by one reachability search
+# records of scratch a caller provides (Game, agents): the dead-end search's stack (the
+# reachability search's, in turn, on top), plus the probe of legal_mask
+SCRATCH_RECORDS = MAX_CLEAR_DEPTH + 2
+VISITED_SLOTS = 512  # first size of the table of positions one search has seen (it grows)
+MAX_VISITED_SLOTS = 1 << 20  # ... up to this size (9 MiB)
+VISITED_PROBES = 32  # slots a position may look at in that table
+CLEAR_CHECK_AFTER = 64  # positions the dead-end search visits before it checks each card
 
 # --------------------------------------------------------------------------------------
 # random numbers: splitmix64 per game, so a game's chance does not depend on its batch
 
 
 @njit(cache=True)
-def next_random(s):
-    s.rng = s.rng + np.uint64(0x9E3779B97F4A7C15)
-    z = s.rng
+def mix64(z):
+    """The splitmix64 finalizer: every bit of ``z`` stirs every bit of the result."""
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def next_random(s):
+    s.rng = s.rng + np.uint64(0x9E3779B97F4A7C15)
+    return mix64(s.rng)
 
 
 @njit(cache=True)
@@ -389,6 +397,33 @@ def layoff_card(s, spec, m, f, face_card, jokers, nj, face_up):
     return -1
 
 
+@njit(cache=True)
+def end_face(s, m, end):
+    """The face meld ``m`` could take at ``end`` (0..3): a missing suit of a set, or the card
+    below (0) or above (1) a run; -1 if none. :func:`layoff_position` has the last word."""
+    kind = s.m_kind[m]
+    if kind == SET:
+        return -1 if s.m_cards[m, end] >= 0 else end * NUM_RANKS + s.m_rank[m]
+    if kind != RUN or end >= 2:
+        return -1
+    pos = s.m_lo[m] - 1 if end == 0 else s.m_hi[m] + 1
+    if pos < 0 or pos > ACE_HIGH_POS:
+        return -1
+    return s.m_suit[m] * NUM_RANKS + pos % NUM_RANKS
+
+
+@njit(cache=True)
+def template_may_fit(tm, regroup, hand_bits, detachable, nj):
+    """Face counts that rule most templates (faces ``tm``) out before :func:`resolve_meld`:
+    too few of its faces in the hand (plus, for a regroup, detachable from other seats'
+    melds) for the ``nj`` jokers to fill, no hand card, or for a regroup no table card.
+    Scalars only, so the call costs nothing in the template loops."""
+    avail = hand_bits | detachable if regroup else hand_bits
+    if popcount(tm & ~avail) > nj or (tm & hand_bits) == 0 and nj == 0:
+        return False
+    return not regroup or (tm & detachable & ~hand_bits) != 0
+
+
 # --------------------------------------------------------------------------------------
 # applying moves
 
@@ -512,58 +547,106 @@ def hand_size_of(s, spec, p):
 
 @njit(cache=True)
 def can_clear(s, spec, scratch):
-    """MR-7 dead-end test: can every card left in the current hand (all of them taken from
-    the discard pile this turn, so none may be discarded) still be melded or laid off?
-    Depth-first over placements on copies in ``scratch``."""
+    """MR-7 dead-end test: can every card left in the current hand still be melded or laid
+    off (cards taken from the discard pile this turn may not be discarded)? Depth-first
+    over placements on copies in ``scratch``, at most ``MAX_CLEAR_DEPTH`` deep. Placements
+    made in another order reach the same position, so each position is searched once
+    (:func:`first_visit`). A position holding a card that no placement could ever take
+    (:func:`all_may_be_placed`) is given up at once, and once the search has grown past
+    ``CLEAR_CHECK_AFTER`` positions, it stops if some card cannot be placed even on its
+    own (:func:`each_card_placeable`)."""
     levels = min(MAX_CLEAR_DEPTH, len(scratch) - 1)
     scratch[0] = s
     p = s.current
+    # each placement takes a card from the hand: with no more cards than levels, the depth
+    # limit cuts no search short, and a position is searched once whatever its depth
+    size = hand_size_of(s, spec, p)
+    limit_binds = size > levels
+    levels = min(levels, size)
+    n_templates = spec.num_templates
+    n_place = 2 * n_templates + 4 * spec.max_melds  # melds, regroups, then four ends per meld
     cursor = np.zeros(levels + 1, np.int64)
     face_card = np.empty((levels + 1, JOKER_FACE), np.int16)
     jokers = np.empty((levels + 1, 8), np.int16)
     num_jokers = np.zeros(levels + 1, np.int64)
     shown_card = np.empty((levels + 1, JOKER_FACE), np.int16)
     face_up = np.empty((levels + 1, JOKER_FACE), np.int16)
+    hand_bits = np.zeros(levels + 1, np.uint64)
+    detachable = np.zeros(levels + 1, np.uint64)
     used = np.empty(MELD_WIDTH, np.int16)
     decl = np.empty(MELD_WIDTH, np.int16)
     removed = np.zeros(spec.num_cards, np.int8)
-    n_place = 2 * spec.num_templates + spec.max_melds * JOKER_FACE
+    keys, depths = visited_table()
+    stored = 0
     depth = 0
     while depth >= 0:
         cur = scratch[depth]
         if cursor[depth] == 0:
-            num_jokers[depth] = hand_view(cur, spec, p, face_card[depth], jokers[depth])[0]
+            nj = hand_view(cur, spec, p, face_card[depth], jokers[depth])[0]
+            num_jokers[depth] = nj
             table_view(cur, spec, shown_card[depth], face_up[depth])
-        if cursor[depth] >= n_place or depth >= levels:
+            hand_bits[depth] = hand_mask_bits(face_card[depth])
+            detachable[depth] = others_faces(cur, spec, p, shown_card[depth])
+            if depth >= levels or not all_may_be_placed(cur, spec, hand_bits[depth],
+                                                        detachable[depth], nj):
+                depth -= 1
+                continue
+        if cursor[depth] >= n_place:
             depth -= 1
             continue
         a = cursor[depth]
         cursor[depth] += 1
         nj = num_jokers[depth]
-        if a < 2 * spec.num_templates:
-            t = a % spec.num_templates
+        if a < 2 * n_templates:
+            t = a % n_templates
+            regroup = a >= n_templates
+            if not template_may_fit(spec.t_mask[t], regroup, hand_bits[depth], detachable[depth], nj):
+                continue
             removed[:] = 0
-            n, n_hand = resolve_meld(cur, spec, t, a >= spec.num_templates, p, face_card[depth],
-                                     jokers[depth], nj, shown_card[depth], face_up[depth], used,
-                                     decl, removed)
+            n, _ = resolve_meld(cur, spec, t, regroup, p, face_card[depth], jokers[depth], nj,
+                                shown_card[depth], face_up[depth], used, decl, removed)
             if n < 0:
                 continue
             scratch[depth + 1] = cur
             apply_meld(scratch[depth + 1], spec, t, used, decl, n)
         else:
-            k = a - 2 * spec.num_templates
-            m = k // JOKER_FACE
-            f = k % JOKER_FACE
-            c = layoff_card(cur, spec, m, f, face_card[depth], jokers[depth], nj, face_up[depth])
+            m = (a - 2 * n_templates) // 4
+            f = end_face(cur, m, (a - 2 * n_templates) % 4)
+            c = -1 if f < 0 else layoff_card(cur, spec, m, f, face_card[depth], jokers[depth],
+                                             nj, face_up[depth])
             if c < 0:
                 continue
             scratch[depth + 1] = cur
             apply_layoff(scratch[depth + 1], spec, m, f, c)
-        if hand_size_of(scratch[depth + 1], spec, p) == 0:
+        nxt = scratch[depth + 1]
+        if hand_size_of(nxt, spec, p) == 0:
             return True
-        depth += 1
-        cursor[depth] = 0
+        if depth + 1 < levels and first_visit(keys, depths, position_key(nxt, spec),
+                                              depth + 1 if limit_binds else 0):
+            stored += 1
+            keys, depths = with_room(keys, depths, stored)
+            if stored == CLEAR_CHECK_AFTER and not each_card_placeable(s, spec, scratch.copy()):
+                return False
+            depth += 1
+            cursor[depth] = 0
     return False
+
+
+@njit(cache=True)
+def each_card_placeable(s, spec, scratch):
+    """Necessary for :func:`can_clear`: can each card in the hand, on its own, be placed by
+    some sequence of placements? Each in turn is made the obligation card of a copy of
+    ``s`` and searched as in :func:`best_fit_reachable`, as deep as ``scratch`` allows (a
+    sequence placing every card places this one after fewer placements)."""
+    for c in range(spec.num_cards):
+        if s.loc[c] != LOC_HAND + s.current:
+            continue
+        scratch[len(scratch) - 1] = s
+        probe = scratch[len(scratch) - 1]
+        probe.obligation = c
+        if best_fit_reachable(probe, spec, scratch[: len(scratch) - 1], len(scratch) - 2, 1) == 0:
+            return False
+    return True
 
 
 @njit(cache=True)
@@ -597,14 +680,10 @@ def placement_candidates(s, spec, require_face, acts, n_hand, free_used, uses, p
     for regroup in range(2):
         if regroup == 1 and detachable == 0:
             break
-        avail = hand_bits | detachable if regroup else hand_bits
         n_templates = spec.by_face_count[require_face] if narrow else spec.num_templates
         for k in range(n_templates):
             t = spec.by_face[require_face, k] if narrow else k
-            tm = spec.t_mask[t]
-            if popcount(tm & ~avail) > nj or (tm & hand_bits) == 0 and nj == 0:
-                continue
-            if regroup and (tm & detachable & ~hand_bits) == 0:
+            if not template_may_fit(spec.t_mask[t], regroup, hand_bits, detachable, nj):
                 continue
             removed[:] = 0
             n, nh = resolve_meld(s, spec, t, regroup, p, face_card, jokers, nj,
@@ -621,25 +700,12 @@ def placement_candidates(s, spec, require_face, acts, n_hand, free_used, uses, p
                     free_used[count] += 1
                 if c == s.obligation:
                     uses[count] = 1
-            placed[count] = tm
+            placed[count] = spec.t_mask[t]
             count += 1
     for m in range(spec.max_melds):
-        kind = s.m_kind[m]
-        if kind == MELD_EMPTY:
-            continue
-        for end in range(4):  # the faces this meld could take: missing suits, or run ends
-            if kind == SET:
-                if s.m_cards[m, end] >= 0:
-                    continue
-                f = end * NUM_RANKS + s.m_rank[m]
-            else:
-                if end >= 2:
-                    break
-                pos = s.m_lo[m] - 1 if end == 0 else s.m_hi[m] + 1
-                if pos < 0 or pos > ACE_HIGH_POS:
-                    continue
-                f = s.m_suit[m] * NUM_RANKS + pos % NUM_RANKS
-            if narrow and f != require_face:
+        for end in range(4):
+            f = end_face(s, m, end)
+            if f < 0 or narrow and f != require_face:
                 continue
             c = layoff_card(s, spec, m, f, face_card, jokers, nj, face_up)
             if c < 0:
@@ -682,7 +748,7 @@ def can_end_after(s, spec, a, size_after, free_after, scratch):
     scratch[len(scratch) - 1] = s
     probe = scratch[len(scratch) - 1]
     apply_placement(probe, spec, a)
-    return can_clear(probe, spec, scratch)
+    return can_clear(probe, spec, scratch[: len(scratch) - 1])
 
 
 @njit(cache=True)
@@ -695,19 +761,23 @@ def candidate_buffers(spec):
 
 
 @njit(cache=True)
-def card_placeable(s, spec, scratch, card):
-    """Can ``card`` (the obligation card, in hand) be melded or laid off right now, leaving a
-    way to end the turn?"""
-    acts, n_hand, free_used, uses, placed = candidate_buffers(spec)
-    face = spec.card_face[card]
+def obligation_fit(s, spec, acts, n_hand, free_used, uses, placed):
+    """How the obligation card k can be placed right now: 2 by a placement keeping a card
+    that may be discarded, or emptying the hand (the turn can end, MR-7.3); 1 only by
+    placements that keep none; 0 not at all. The candidate buffers are scratch."""
+    k = s.obligation
+    face = spec.card_face[k]
     count = placement_candidates(s, spec, face if face < JOKER_FACE else -1, acts, n_hand,
                                  free_used, uses, placed)
     nj, size, free, _ = hand_view(s, spec, s.current, np.empty(JOKER_FACE, np.int16),
                                   np.empty(8, np.int16))
+    fit = 0
     for i in range(count):
-        if uses[i] and can_end_after(s, spec, acts[i], size - n_hand[i], free - free_used[i], scratch):
-            return True
-    return False
+        if uses[i]:
+            if size == n_hand[i] or free > free_used[i]:
+                return 2
+            fit = 1
+    return fit
 
 
 @njit(cache=True)
@@ -725,27 +795,69 @@ def related_faces(face):
 
 @njit(cache=True)
 def position_key(s, spec):
-    """A 64-bit hash of where every card is (hand, table meld and shown face): positions
-    reached by placements in another order share it."""
+    """A 64-bit hash of a position within a turn: where every card off the table is, and the
+    table melds as a set (each by founder, kind, and which card shows which face at which
+    place). Placements made in another order reach positions that share it, whichever meld
+    slots their melds came to occupy."""
+    prime = np.uint64(1099511628211)
     h = np.uint64(14695981039346656037)
     for c in range(spec.num_cards):
-        v = (np.uint64(s.loc[c] + 1) << np.uint64(16)) ^ (np.uint64(s.meld_of[c] + 1) << np.uint64(8)) \
-            ^ np.uint64(s.shown[c] + 1)
-        h = (h ^ v) * np.uint64(1099511628211)
-    return h if h != np.uint64(0) else np.uint64(1)
+        if s.loc[c] != LOC_TABLE:
+            h = (h ^ ((np.uint64(c) << np.uint64(8)) | np.uint64(s.loc[c] + 1))) * prime
+    melds = np.uint64(0)
+    for m in range(spec.max_melds):
+        if s.m_kind[m] == MELD_EMPTY:
+            continue
+        g = (np.uint64(14695981039346656037) ^ np.uint64(s.m_founder[m] * 4 + s.m_kind[m])) * prime
+        for pos in range(MELD_WIDTH):
+            c = s.m_cards[m, pos]
+            if c >= 0:
+                v = (np.uint64(pos) << np.uint64(16)) | (np.uint64(c) << np.uint64(8)) \
+                    | np.uint64(s.shown[c] + 1)
+                g = (g ^ v) * prime
+        melds += mix64(g)  # a sum: the same whatever the melds' order
+    key = mix64(h ^ melds)
+    return key if key != np.uint64(0) else np.uint64(1)
 
 
 @njit(cache=True)
-def first_visit(visited, key):
-    """Insert ``key`` into the open-addressing set ``visited``; False if it was there. A full
-    table remembers nothing more (the search stays exact, only slower)."""
-    n = len(visited)
+def visited_table():
+    """An empty set of positions for :func:`first_visit`: keys (0 = free) and depths."""
+    return np.zeros(VISITED_SLOTS, np.uint64), np.zeros(VISITED_SLOTS, np.int8)
+
+
+@njit(cache=True)
+def with_room(keys, depths, stored):
+    """The table of :func:`first_visit`, moved to one four times the size once ``stored``
+    positions fill half of it (up to ``MAX_VISITED_SLOTS``), so that lookups stay short."""
+    n = len(keys)
+    if 2 * stored <= n or n >= MAX_VISITED_SLOTS:
+        return keys, depths
+    bigger_keys = np.zeros(4 * n, np.uint64)
+    bigger_depths = np.zeros(4 * n, np.int8)
+    for i in range(n):
+        if keys[i] != 0:
+            first_visit(bigger_keys, bigger_depths, keys[i], depths[i])
+    return bigger_keys, bigger_depths
+
+
+@njit(cache=True)
+def first_visit(keys, depths, key, depth):
+    """Record that a search reached position ``key`` after ``depth`` placements. False if it
+    had been there after no more placements: all it can reach within the search's depth limit
+    has been searched. A position finding no free slot near its hash is not remembered (the
+    search stays exact, only slower)."""
+    n = len(keys)
     i = np.int64(key % np.uint64(n))
-    for _ in range(n):
-        if visited[i] == key:
-            return False
-        if visited[i] == 0:
-            visited[i] = key
+    for _ in range(VISITED_PROBES):
+        if keys[i] == key:
+            if depths[i] <= depth:
+                return False
+            depths[i] = depth
+            return True
+        if keys[i] == 0:
+            keys[i] = key
+            depths[i] = depth
             return True
         i = (i + 1) % n
     return True
@@ -764,6 +876,64 @@ def feasible_faces(spec, face, avail, nj):
 
 
 @njit(cache=True)
+def may_be_placed(s, spec, face, held, others, nj):
+    """Necessary for a natural of ``face`` in the current hand to be placed this turn, with
+    ``held`` the faces in the hand, ``others`` those on other seats' melds (cards laid off
+    from the hand come from ``held``) and ``nj`` jokers in hand. It goes (a) into a new
+    meld of such faces and jokers, (b) on a meld that takes it now, or (c) on a run that
+    grew to end next to it (:func:`run_may_reach`); with a joker, anything may be."""
+    avail = held | others
+    if nj > 0 or feasible_faces(spec, face, avail, nj) != 0:
+        return True
+    for m in range(spec.max_melds):
+        if s.m_kind[m] != MELD_EMPTY and layoff_position(s, spec, m, face) >= 0:
+            return True
+    return run_may_reach(s, spec, face, held)
+
+
+@njit(cache=True)
+def run_may_reach(s, spec, face, held):
+    """Can a run come to end next to ``face`` when no meld with ``face`` can be made (and
+    no joker stands in)? Only by laying off a hand card of a suit neighbour on a table run
+    ending just behind it. A run reaching the neighbour any other way holds two faces in a
+    row next to ``face`` that are in the hand or detachable, which with ``face`` make a
+    meld (MR-3); table runs only lose cards at their ends or split (MR-9), never coming
+    closer. An ace sits at either end of the ranks."""
+    suit = face // NUM_RANKS
+    rank = face % NUM_RANKS
+    for q in (rank, ACE_HIGH_POS):
+        if q == ACE_HIGH_POS and rank != 0:
+            continue
+        for d in (-1, 1):
+            g = q + d
+            if 0 <= g <= ACE_HIGH_POS and (held >> np.uint64(suit * NUM_RANKS + g % NUM_RANKS)) \
+                    & np.uint64(1) and table_run_end(s, spec, suit, g + d, d):
+                return True
+    return False
+
+
+@njit(cache=True)
+def table_run_end(s, spec, suit, pos, d):
+    """Is there a run of ``suit`` on the table ending at position ``pos``, on the side away
+    from direction ``d`` (its high end for ``d`` = -1, its low end for ``d`` = 1)?"""
+    for m in range(spec.max_melds):
+        if s.m_kind[m] == RUN and s.m_suit[m] == suit and \
+                (s.m_hi[m] == pos if d < 0 else s.m_lo[m] == pos):
+            return True
+    return False
+
+
+@njit(cache=True)
+def all_may_be_placed(s, spec, hand_bits, detachable, nj):
+    """:func:`may_be_placed` for every natural face in the hand (``hand_bits``)."""
+    for f in range(JOKER_FACE):
+        if (hand_bits >> np.uint64(f)) & np.uint64(1) and \
+                not may_be_placed(s, spec, f, hand_bits, detachable, nj):
+            return False
+    return True
+
+
+@njit(cache=True)
 def meld_faces(s, m):
     bits = np.uint64(0)
     for pos in range(MELD_WIDTH):
@@ -774,14 +944,13 @@ def meld_faces(s, m):
 
 
 @njit(cache=True)
-def regroup_sources(s, spec, p, face):
+def regroup_sources(s, spec, p, face, held, others, nj):
     """Faces shown on the melds of other seats that a regroup placing ``face`` (a natural)
     may need to detach from, now or after other steps: melds holding a face of a template
-    with ``face`` that the hand and those melds could complete, closed over runs (detaching
-    a run's end card by one regroup frees its neighbour for the next, MR-9)."""
-    face_card, jokers, nj, size, free, shown_card, face_up = position_views(s, spec, p)
-    others = others_faces(s, spec, p, shown_card)
-    avail = hand_mask_bits(face_card) | others
+    with ``face`` that the hand (faces ``held``, ``nj`` jokers) and those melds (faces
+    ``others``) could complete, closed over runs (detaching a run's end card by one regroup
+    frees its neighbour for the next, MR-9)."""
+    avail = held | others
     want = feasible_faces(spec, face, avail, nj) & others
     sources = np.uint64(0)
     done = np.zeros(spec.max_melds, np.bool_)
@@ -805,11 +974,10 @@ def regroup_sources(s, spec, p, face):
 
 
 @njit(cache=True)
-def may_enable(s, spec, a, placed, free_used, joker, related, sources):
+def may_enable(s, spec, a, placed, joker, related, sources):
     """Can placement ``a`` (not using the obligation card k) be a needed step towards
     placing k (MR-7.1)? Only these can:
 
-    - a placement of cards taken this turn only: they must be placed before the turn ends;
     - a layoff giving k a spot: a suit neighbour of k at a run's end (for a joker, any
       layoff opens a spot);
     - a layoff on, or a regroup from, another seat's meld a regroup with k may need
@@ -818,9 +986,9 @@ def may_enable(s, spec, a, placed, free_used, joker, related, sources):
 
     A new meld from the hand, or a regroup, that would give k a spot can take k itself
     (one longer run, same cards); every other placement only removes hand cards and joker
-    faces, so it can be left out, or played after k."""
-    if free_used == 0:
-        return True
+    faces, so it can be left out, or played after k: leaving it out keeps every card that
+    may be discarded. (Cards taken this turn that must be placed before the turn ends are
+    the business of :func:`can_clear`, see :func:`obligation_reachable`.)"""
     if a >= spec.a_layoff:
         m = (a - spec.a_layoff) // JOKER_FACE
         if (placed & related) != 0:
@@ -838,47 +1006,50 @@ def enabling_steps(s, spec, joker, related, sources, steps, acts, n_hand, free_u
     count = placement_candidates(s, spec, -1, acts, n_hand, free_used, uses, placed)
     n = 0
     for i in range(count):
-        if not uses[i] and may_enable(s, spec, acts[i], placed[i], free_used[i], joker,
-                                      related, sources):
+        if not uses[i] and may_enable(s, spec, acts[i], placed[i], joker, related, sources):
             steps[n] = acts[i]
             n += 1
     return n
 
 
 @njit(cache=True)
-def obligation_reachable(s, spec, scratch):
-    """MR-7.1 exactly: can the pending obligation card still be placed this turn by some
-    sequence of placements, leaving a way to end the turn? Depth-first over the placements
-    that :func:`may_enable` it (at most ``MAX_REACH_DEPTH`` before it), each position
-    searched once. Uses the top ``MAX_REACH_DEPTH + 1`` records of ``scratch`` as its stack
-    and the rest for the dead-end search."""
-    k = s.obligation
-    levels = min(MAX_REACH_DEPTH, len(scratch) - MAX_CLEAR_DEPTH - 3)
-    base = len(scratch) - 1 - levels
-    inner = scratch[:base]
-    if card_placeable(s, spec, inner, k):
-        return True
-    if levels <= 0:
-        return False
-    face = spec.card_face[k]
+def best_fit_reachable(s, spec, scratch, levels, enough):
+    """The best :func:`obligation_fit` of the obligation card k over the positions that at
+    most ``levels`` placements which :func:`may_enable` k reach, each searched once
+    (depth-first on the top ``levels + 1`` records of ``scratch``); it stops once a
+    position fits ``enough``. The other placements are left out: k can be placed without
+    them just as well (see may_enable), and leaving them out keeps every card that may be
+    discarded."""
+    acts, n_hand, free_used, uses, placed = candidate_buffers(spec)
+    best = obligation_fit(s, spec, acts, n_hand, free_used, uses, placed)
+    # each step takes a card from the hand and k stays: with no more steps left than levels,
+    # the depth limit cuts no search short (as in can_clear)
+    steps_left = hand_size_of(s, spec, s.current) - 1
+    limit_binds = steps_left > levels
+    levels = min(levels, steps_left)
+    if best >= enough or levels <= 0:
+        return best
+    face = spec.card_face[s.obligation]
     joker = face == JOKER_FACE
     related = ~np.uint64(0) if joker else related_faces(face)
-    sources = np.uint64(0) if joker else regroup_sources(s, spec, s.current, face)
-    if not joker and sources == 0:
+    sources = np.uint64(0)
+    if not joker:
+        face_card, jokers, nj, size, free, shown_card, face_up = position_views(s, spec, s.current)
+        held = hand_mask_bits(face_card)
+        sources = regroup_sources(s, spec, s.current, face, held,
+                                  others_faces(s, spec, s.current, shown_card), nj)
         # no regroup can ever take k: only a suit neighbour from the hand (or a joker
         # standing for one) laid off on a run can give k a spot
-        face_card, jokers, nj, size, free, shown_card, face_up = position_views(s, spec, s.current)
-        if nj == 0 and (hand_mask_bits(face_card) & related) == 0:
-            return False
-    acts, n_hand, free_used, uses, placed = candidate_buffers(spec)
+        if sources == 0 and nj == 0 and (held & related) == 0:
+            return best
+    base = len(scratch) - 1 - levels
     steps = np.empty((levels, len(acts)), np.int16)
     count = np.zeros(levels, np.int64)
     count[0] = enabling_steps(s, spec, joker, related, sources, steps[0], acts, n_hand,
                               free_used, uses, placed)
-    if count[0] == 0:
-        return False
     cursor = np.zeros(levels, np.int64)
-    visited = np.zeros(VISITED_SLOTS, np.uint64)
+    keys, depths = visited_table()
+    stored = 0
     scratch[base] = s
     depth = 0
     while depth >= 0:
@@ -890,16 +1061,32 @@ def obligation_reachable(s, spec, scratch):
         scratch[base + depth + 1] = scratch[base + depth]
         nxt = scratch[base + depth + 1]
         apply_placement(nxt, spec, a)
-        if not first_visit(visited, position_key(nxt, spec)):
+        if not first_visit(keys, depths, position_key(nxt, spec), depth + 1 if limit_binds else 0):
             continue
-        if card_placeable(nxt, spec, inner, k):
-            return True
+        stored += 1
+        keys, depths = with_room(keys, depths, stored)
+        best = max(best, obligation_fit(nxt, spec, acts, n_hand, free_used, uses, placed))
+        if best >= enough:
+            return best
         if depth + 1 < levels:
             depth += 1
             cursor[depth] = 0
             count[depth] = enabling_steps(nxt, spec, joker, related, sources, steps[depth], acts,
                                           n_hand, free_used, uses, placed)
-    return False
+    return best
+
+
+@njit(cache=True)
+def obligation_reachable(s, spec, scratch):
+    """MR-7.1 exactly: can the pending obligation card k still be placed this turn by some
+    sequence of placements, leaving a way to end the turn (MR-7.3)? Either
+
+    - k is placed and a card that may be discarded is kept (or the hand is emptied), after
+      at most ``MAX_REACH_DEPTH`` placements that may enable it (:func:`best_fit_reachable`);
+    - or k can be placed, but only by giving up every card that may be discarded: then
+      every card in the hand must be placed this turn, k among them (:func:`can_clear`)."""
+    fit = best_fit_reachable(s, spec, scratch, min(MAX_REACH_DEPTH, len(scratch) - 1), 2)
+    return fit == 2 or fit == 1 and can_clear(s, spec, scratch)
 
 
 @njit(cache=True)
@@ -953,11 +1140,9 @@ def legal_mask(s, spec, mask, scratch):
     phase = s.phase
     if phase == PHASE_DRAW:
         mask[spec.a_draw] = 1
-        # A card k taken deep must be placed this turn (MR-7.1). Cheap necessary tests first:
-        # k is eventually placed (a) in a meld with cards of the hand (those taken with it
-        # included) and cards of other seats' melds (detachable now or after layoffs), (b)
-        # on a meld on the table, or (c) on a run after a suit neighbour (or a joker standing
-        # for one) went there first. Only then is the take simulated and searched.
+        # A card k taken deep must be placed this turn (MR-7.1). A cheap necessary test
+        # first (may_be_placed, with the cards taken with k in the hand); only then is the
+        # take simulated and searched.
         p = s.current
         face_card, jokers, nj, size, free, shown_card, face_up = position_views(s, spec, p)
         held = hand_mask_bits(face_card)
@@ -972,19 +1157,8 @@ def legal_mask(s, spec, mask, scratch):
             if depth == 0:
                 mask[spec.a_take + c] = 1
                 continue
-            if f != JOKER_FACE:
-                avail = held | others
-                possible = (avail & related_faces(f)) != 0 or nj > 0
-                for k in range(spec.by_face_count[f]):
-                    if possible:
-                        break
-                    possible = popcount(spec.t_mask[spec.by_face[f, k]] & ~avail) <= nj
-                for m in range(spec.max_melds):
-                    if possible:
-                        break
-                    possible = s.m_kind[m] != MELD_EMPTY and layoff_position(s, spec, m, f) >= 0
-                if not possible:
-                    continue
+            if f != JOKER_FACE and not may_be_placed(s, spec, f, held, others, nj):
+                continue
             scratch[len(scratch) - 1] = s
             after = scratch[len(scratch) - 1]
             take_cards(after, depth)

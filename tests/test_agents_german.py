@@ -277,7 +277,7 @@ def test_greedy_beats_random_and_rules_beats_greedy():
 
 @pytest.mark.slow
 def test_the_ladder_at_four_seats():
-    """Each adjacent pair of random < greedy < rules < search, 95% CI above 0 (about 25
+    """Each adjacent pair of random < greedy < rules < search, 95% CI above 0 (about 15
     minutes; experiments/german_ladder.py prints the table: on seeds 100000 on, search
     beat rules by +6.3 (+3.7, +8.9) over 600 deals)."""
     for weaker, stronger, deals in (("random", "greedy", 30), ("greedy", "rules", 600),

@@ -20,10 +20,12 @@ in a suit).
 
 Rules, on top: holds its jokers (no joker melds or layoffs, never discards one) until it
 cashes in, when its hand is small or an opponent's is (then a joker lays off where it
-earns most); takes a natural discard only if it lays off or completes a meld of naturals;
-scores each discard as its hand value (weighed up when an opponent's hand is small, GE-9)
-less what it is worth keeping (partners in hand) less the risk of feeding the next seat
-(a card it could lay off once opened, a card next to one it took from the pile).
+earns most); takes a natural discard only if it lays off or completes a meld of naturals,
+a joker unless an opponent may go out soon; scores each discard as its hand value (before
+opening negatively: keep the high cards an opening of 40 needs; weighed up when an
+opponent may go out, GE-9) less what it is worth keeping (partners in hand) less the risk
+of feeding the next seat (a card it could lay off once opened, a card next to one it took
+from the pile).
 """
 
 from __future__ import annotations

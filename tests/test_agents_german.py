@@ -9,12 +9,14 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from agents.german import GermanGreedyAgent, GermanRulesAgent, GermanSearchAgent
-from agents.german_policy import GREEDY, rules_params
-from experiments.german_ladder import compare, deal_margins, policy_margins
+from agents.german import GermanGreedyAgent, GermanRulesAgent, GermanSearchAgent, _Compiled
+from agents.german_policy import GREEDY, _should_have_placed, play_out, rules_params, settle_hands
+from agents.search import determinise
+from experiments.german_ladder import compare, deal_margins, dealt_states, policy_margins
 from experiments.play import play_hand
 from mountain_rummy_env import Game, german_variant, player_view
-from mountain_rummy_env.core.state import EVENT_NONE, LOC_HAND
+from mountain_rummy_env.core.state import EVENT_NONE, LOC_HAND, LOC_TABLE, PHASE_HAND_OVER
+from mountain_rummy_env.solver import make_workspace
 from test_fair_agents import redeal_hidden
 
 SPECS = ("random", "greedy", "rules", "search:budget=8")
@@ -79,10 +81,6 @@ def test_every_agent_plays_whole_hands_legally(seats):
 @pytest.mark.parametrize("seats", [2, 4, 6])
 def test_compiled_policies_choose_only_legal_moves(seats):
     """The playout loop checks greedy's and rules' every choice against the legal mask."""
-    from experiments.german_ladder import dealt_states
-    from agents.german import _Compiled
-    from agents.german_policy import play_out
-
     v = german_variant(num_players=seats)
     states = dealt_states(v, range(300, 330))
     c = _Compiled.of(v)
@@ -91,7 +89,7 @@ def test_compiled_policies_choose_only_legal_moves(seats):
     bad = play_out(states, v.spec, np.full(len(states), -1), params, c.work, c.order, True,
                    np.zeros(v.num_actions, np.int8), out, 0)
     assert bad == -1
-    assert (states["phase"] >= 3).all()
+    assert (states["phase"] == PHASE_HAND_OVER).all()
 
 
 def test_agents_play_as_the_compiled_playouts():
@@ -164,10 +162,6 @@ def test_search_samples_keep_what_the_seat_knows():
     """Each sample keeps every seat's hand size, the cards known to be in a hand, the
     player's own hand and the table; an opened seat that has played holds no meld of
     naturals, an unopened one no opening (GE-5), as the rules player leaves its hand."""
-    from agents.german_policy import _should_have_placed, settle_hands
-    from agents.search import determinise
-    from mountain_rummy_env.solver import make_workspace
-
     for game, p in list(_positions(4, 1, seed=8))[20::9]:
         view = player_view(game, 0, p)
         samples = determinise(view, 16, np.random.default_rng(1))
@@ -183,7 +177,7 @@ def test_search_samples_keep_what_the_seat_knows():
                 if q != p and (q - first) % 4 < int(real["turn"]):
                     assert not _should_have_placed(s, view.variant.spec, q, ws)
             assert set(np.flatnonzero(s["loc"] == LOC_HAND + p)) == set(view.hand)
-            assert (s["loc"] == 2).sum() == (real["loc"] == 2).sum()
+            assert (s["loc"] == LOC_TABLE).sum() == (real["loc"] == LOC_TABLE).sum()
 
 
 # ---------------------------------------------------------------------------------------
@@ -283,9 +277,10 @@ def test_greedy_beats_random_and_rules_beats_greedy():
 
 @pytest.mark.slow
 def test_the_ladder_at_four_seats():
-    """Each adjacent pair of random < greedy < rules < search, 95% CI above 0 (about half
-    an hour; experiments/german_ladder.py prints the table)."""
+    """Each adjacent pair of random < greedy < rules < search, 95% CI above 0 (about 15
+    minutes; experiments/german_ladder.py prints the table: on seeds 100000 on, search
+    beat rules by +6.3 (+3.7, +8.9) over 600 deals)."""
     for weaker, stronger, deals in (("random", "greedy", 30), ("greedy", "rules", 600),
-                                    ("rules", "search", 300)):
+                                    ("rules", "search", 400)):
         result = compare(stronger, weaker, deals=deals, first_seed=300_000)
         assert result.low > 0, result

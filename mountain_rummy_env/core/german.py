@@ -29,8 +29,8 @@ from ..cards import JOKER_FACE
 from ..solver import OBJ_CREDIT, make_workspace, solve_multiset_ws
 from .batch import register_kernels
 from .rules import (
-    apply_layoff, apply_meld, clear_game, deal, hand_mask_bits, hand_view, layoff_card, layoff_position,
-    leave_hand, place_on_table, random_below, resolve_meld, shuffle_deck, SET,
+    apply_layoff, apply_meld, begin_game, deal, draw_stock, hand_mask_bits, hand_view, layoff_card,
+    layoff_position, leave_hand, place_on_table, random_below, resolve_meld, shuffle_deck, SET,
 )
 from .spec import Spec
 from .state import (
@@ -80,18 +80,20 @@ def hand_layers(s, spec, p):
     twice = np.uint64(0)
     jokers = 0
     for c in range(spec.num_cards):
-        if s.loc[c] != LOC_HAND + p:
-            continue
-        f = spec.card_face[c]
-        if f == JOKER_FACE:
-            jokers += 1
-            continue
-        bit = np.uint64(1) << np.uint64(f)
-        if once & bit:
-            twice |= bit
-        else:
-            once |= bit
+        if s.loc[c] == LOC_HAND + p:
+            once, twice, jokers = with_face(once, twice, jokers, spec.card_face[c])
     return once, twice, jokers
+
+
+@njit(cache=True)
+def with_face(once, twice, jokers, f):
+    """The hand layers (:func:`hand_layers`) with one more card of face ``f``."""
+    if f == JOKER_FACE:
+        return once, twice, jokers + 1
+    bit = np.uint64(1) << np.uint64(f)
+    if once & bit:
+        return once, twice | bit, jokers
+    return once | bit, twice, jokers
 
 
 @njit(cache=True)
@@ -292,16 +294,22 @@ def meld_offered(s, spec, t, p, held, work, ws, face_card, jokers, nj, no_face_u
 
 
 @njit(cache=True)
-def some_meld_offered(s, spec, p, work, ws):
-    """Whether any ``meld`` is legal in position ``s`` (after a swap: the freed joker's meld)."""
+def meld_scratch(s, spec, p):
+    """Seat ``p``'s hand view (Mountain's :func:`hand_view`: the card of each face, the jokers,
+    their number) and the scratch rows a meld's resolution writes: (face_card, jokers, nj,
+    no_face_up, used, decl, removed). German has no MR-5 face-up rule: no_face_up stays 0."""
     face_card = np.empty(JOKER_FACE, np.int16)
     jokers = np.empty(8, np.int16)
     nj = hand_view(s, spec, p, face_card, jokers)[0]
+    return (face_card, jokers, nj, np.zeros(JOKER_FACE, np.int16), np.empty(MELD_WIDTH, np.int16),
+            np.empty(MELD_WIDTH, np.int16), np.zeros(spec.num_cards, np.int8))
+
+
+@njit(cache=True)
+def some_meld_offered(s, spec, p, work, ws):
+    """Whether any ``meld`` is legal in position ``s`` (after a swap: the freed joker's meld)."""
+    face_card, jokers, nj, no_face_up, used, decl, removed = meld_scratch(s, spec, p)
     held = hand_mask_bits(face_card)
-    no_face_up = np.zeros(JOKER_FACE, np.int16)
-    used = np.empty(MELD_WIDTH, np.int16)
-    decl = np.empty(MELD_WIDTH, np.int16)
-    removed = np.zeros(spec.num_cards, np.int8)
     for t in range(spec.num_templates):
         if meld_offered(s, spec, t, p, held, work, ws, face_card, jokers, nj, no_face_up, used,
                         decl, removed):
@@ -324,25 +332,13 @@ def legal_mask(s, spec, mask, scratch):
             if is_open:
                 mask[spec.a_take + top] = 1
             else:                  # GE-5: only for an opening that uses it
-                once, twice, nj = hand_layers(s, spec, p)
                 f = spec.card_face[top]
-                bit = np.uint64(1) << np.uint64(f % 52)
-                if f == JOKER_FACE:
-                    nj += 1
-                elif once & bit:
-                    twice |= bit
-                else:
-                    once |= bit
+                once, twice, nj = hand_layers(s, spec, p)
+                once, twice, nj = with_face(once, twice, nj, f)
                 if opening_reachable(spec, make_workspace(spec.num_templates), once, twice, nj, 0, f):
                     mask[spec.a_take + top] = 1
         return
-    face_card = np.empty(JOKER_FACE, np.int16)
-    jokers = np.empty(8, np.int16)
-    nj = hand_view(s, spec, p, face_card, jokers)[0]
-    no_face_up = np.zeros(JOKER_FACE, np.int16)
-    used = np.empty(MELD_WIDTH, np.int16)
-    decl = np.empty(MELD_WIDTH, np.int16)
-    removed = np.zeros(spec.num_cards, np.int8)
+    face_card, jokers, nj, no_face_up, used, decl, removed = meld_scratch(s, spec, p)
     held = hand_mask_bits(face_card)
     ws = make_workspace(spec.num_templates)
     for t in range(spec.num_templates):
@@ -434,15 +430,8 @@ def start_hand(s, spec):
 
 @njit(cache=True)
 def new_game(s, spec, seed, dealer, deck_given):
-    """Seed, choose the first dealer at random (unless ``dealer`` >= 0), shuffle (unless
-    ``deck_given``) and deal."""
-    clear_game(s, spec, seed)
-    saved = s.deck.copy()
-    chosen = random_below(s, spec.num_players)
-    shuffle_deck(s, spec)  # drawn even for a given deck, so later hands deal alike (records)
-    if deck_given:
-        s.deck[:] = saved
-    s.dealer = dealer if dealer >= 0 else chosen
+    """Start a game (:func:`rules.begin_game`, the first dealer at random) and deal."""
+    begin_game(s, spec, seed, dealer, deck_given, False)
     start_hand(s, spec)
 
 
@@ -592,9 +581,7 @@ def apply_action(s, spec, a):
     """Play legal action ``a`` for the current player; returns an EVENT_* code."""
     p = s.current
     if a == spec.a_draw:
-        c = s.stock[s.stock_ptr]
-        s.stock_ptr += 1
-        s.loc[c] = LOC_HAND + p
+        draw_stock(s, p)
         s.phase = PHASE_PLAY
         return EVENT_NONE
     if spec.a_take <= a < spec.a_take + spec.num_cards:
@@ -621,13 +608,7 @@ def apply_action(s, spec, a):
         return end_turn(s, spec)
     if spec.a_meld <= a < spec.a_meld + spec.num_templates:
         t = a - spec.a_meld
-        face_card = np.empty(JOKER_FACE, np.int16)
-        jokers = np.empty(8, np.int16)
-        nj = hand_view(s, spec, p, face_card, jokers)[0]
-        no_face_up = np.zeros(JOKER_FACE, np.int16)
-        used = np.empty(MELD_WIDTH, np.int16)
-        decl = np.empty(MELD_WIDTH, np.int16)
-        removed = np.zeros(spec.num_cards, np.int8)
+        face_card, jokers, nj, no_face_up, used, decl, removed = meld_scratch(s, spec, p)
         n = resolve(s, spec, t, p, face_card, jokers, nj, no_face_up, used, decl, removed)
         apply_meld(s, spec, t, used, decl, n)
         if not opened(s, p):
@@ -639,10 +620,8 @@ def apply_action(s, spec, a):
         apply_swap(s, spec, m, f)
     else:
         m, f = divmod(a - spec.a_layoff, JOKER_FACE)
-        face_card = np.empty(JOKER_FACE, np.int16)
-        jokers = np.empty(8, np.int16)
-        nj = hand_view(s, spec, p, face_card, jokers)[0]
-        c = layoff_card(s, spec, m, f, face_card, jokers, nj, np.zeros(JOKER_FACE, np.int16))
+        face_card, jokers, nj, no_face_up, _, _, _ = meld_scratch(s, spec, p)
+        c = layoff_card(s, spec, m, f, face_card, jokers, nj, no_face_up)
         apply_layoff(s, spec, m, f, c)
     if hand_size(s, spec, p) == 0:                   # GE-7: out by melding
         return score_hand(s, spec, p)

@@ -37,8 +37,8 @@ from numba import njit
 
 from ..cards import NUM_RANKS
 from ..solver import nojoker_gain_kernel
-from .rules import (  # noqa: F401  (re-exported building blocks)
-    apply_layoff, apply_meld, clear_game, deal, leave_hand, layoff_position, random_below,
+from .rules import (
+    apply_layoff, apply_meld, begin_game, deal, draw_stock, leave_hand, layoff_position,
     shuffle_deck,
 )
 from .batch import register_kernels
@@ -263,14 +263,8 @@ def start_hand(s, spec):
 
 @njit(cache=True)
 def new_game(s, spec, seed, dealer, deck_given):
-    """As :func:`core.rules.new_game`, with a random first dealer and Gin's hand start."""
-    clear_game(s, spec, seed)
-    saved = s.deck.copy()
-    chosen = random_below(s, spec.num_players)
-    shuffle_deck(s, spec)  # drawn even for a given deck, so later hands deal alike (records)
-    if deck_given:
-        s.deck[:] = saved
-    s.dealer = dealer if dealer >= 0 else chosen
+    """Start a game (:func:`rules.begin_game`, the first dealer at random) and Gin's hand."""
+    begin_game(s, spec, seed, dealer, deck_given, False)
     start_hand(s, spec)
 
 
@@ -363,13 +357,6 @@ def _to_hand(s, c, p, from_pile):
 
 
 @njit(cache=True)
-def _draw_stock(s, p):
-    c = s.stock[s.stock_ptr]
-    s.stock_ptr += 1
-    s.loc[c] = LOC_HAND + p
-
-
-@njit(cache=True)
 def _meld_from_hand(s, spec, t):
     n = spec.t_len[t]
     used = np.empty(MELD_WIDTH, np.int16)
@@ -398,7 +385,7 @@ def apply_action(s, spec, a):
                 return finish_hand(s, spec, p, -1, -1)
         s.g_prev_up = top
         if a == spec.a_draw:
-            _draw_stock(s, p)
+            draw_stock(s, p)
         else:
             _to_hand(s, top, p, True)
         s.g_step = DISCARD

@@ -168,17 +168,33 @@ def clear_game(s, spec, seed):
 
 
 @njit(cache=True)
-def new_game(s, spec, seed, dealer, deck_given):
-    """Start a game: seed the generator, pick the dealer (MR-6 unless ``dealer`` >= 0),
-    shuffle (unless ``deck_given``: ``s.deck`` already holds the order) and deal."""
+def begin_game(s, spec, seed, dealer, deck_given, draw_for_dealer):
+    """Every variant's game start before the deal: seed the generator, choose the first dealer
+    (MR-6's draw if ``draw_for_dealer``, else a seat at random; ``dealer`` >= 0 overrides
+    either), shuffle (unless ``deck_given``: ``s.deck`` already holds the order)."""
     clear_game(s, spec, seed)
     saved = s.deck.copy()
-    chosen = first_dealer(s, spec)
+    chosen = first_dealer(s, spec) if draw_for_dealer else random_below(s, spec.num_players)
     shuffle_deck(s, spec)  # drawn even for a given deck, so later hands deal alike (records)
     if deck_given:
         s.deck[:] = saved
     s.dealer = dealer if dealer >= 0 else chosen
+
+
+@njit(cache=True)
+def new_game(s, spec, seed, dealer, deck_given):
+    """Start a game (:func:`begin_game`, the dealer by MR-6) and deal."""
+    begin_game(s, spec, seed, dealer, deck_given, True)
     deal(s, spec)
+
+
+@njit(cache=True)
+def draw_stock(s, p):
+    """The top stock card goes to seat ``p``'s hand; returns it."""
+    c = s.stock[s.stock_ptr]
+    s.stock_ptr += 1
+    s.loc[c] = LOC_HAND + p
+    return c
 
 
 # --------------------------------------------------------------------------------------
@@ -1317,9 +1333,7 @@ def apply_action(s, spec, a):
     """Play legal action ``a`` for the current player; returns an EVENT_* code."""
     p = s.current
     if a == spec.a_draw:
-        c = s.stock[s.stock_ptr]
-        s.stock_ptr += 1
-        s.loc[c] = LOC_HAND + p
+        draw_stock(s, p)
         s.phase = PHASE_PLAY
         return EVENT_NONE
     if spec.a_take <= a < spec.a_take + spec.num_cards:

@@ -198,6 +198,11 @@ def _get(pairs, a, b):
     return None, 0.0
 
 
+# The pre-registered primary statistic (docs/luck_skill.md): n*, the hands after which skill
+# and luck weigh equally in a player's mean margin, among the competent agents (no `random`).
+PRIMARY = "n_star_margin_norandom"
+
+
 @dataclass
 class VariantStats:
     variant: str
@@ -209,6 +214,7 @@ class VariantStats:
     n_games: int = 0
     clair: tuple | None = None
     failed: list = field(default_factory=list)    # (kind, a, b, deal, error) of failed jobs
+    primary_boot: np.ndarray = field(default_factory=lambda: np.zeros(0))  # PRIMARY per replicate
 
 
 def analyse(variant, rows, ladder, *, clair=None, n_boot=300, seed=0,
@@ -241,7 +247,8 @@ def analyse(variant, rows, ladder, *, clair=None, n_boot=300, seed=0,
     n_deals = {f"{a} vs {b}": d.n for (a, b), d in pairs.items()}
     n_deals.update({f"{a} self-play": d.n for a, d in selfs.items()})
     failed = [(r["kind"], r["a"], r["b"], r["deal"], r["error"]) for r in rows if "error" in r]
-    return VariantStats(variant, ladder, point, lo, hi, n_deals, int(hpg.size), clair, failed)
+    return VariantStats(variant, ladder, point, lo, hi, n_deals, int(hpg.size), clair, failed,
+                        np.asarray(boots.get(PRIMARY, []), dtype=np.float64))
 
 
 def fmt(v, digits=2) -> str:

@@ -49,6 +49,27 @@ def pooled_deal_correlation(groups) -> float:
     return float((a * b).sum() / den) if den > 0 else float("nan")
 
 
+def pooled_deal_share(groups) -> float:
+    """λ for any number of seats: the deal's share of a seat's result variance, pooled over
+    pairings. Each group is one pairing's results of one seat (the same cards) in every play
+    of each deal, shape ``(n_deals, plays)``; each play's column is centred on its own mean
+    (removes the players' skill). λ = Σ cov(play r, play r') / Σ sqrt(var r · var r') over
+    pairs of plays: the correlation of a seat's results across plays with different players
+    in it. With two plays this is :func:`pooled_deal_correlation`."""
+    num = den = 0.0
+    for x in groups:
+        x = np.asarray(x, dtype=np.float64)
+        if x.shape[0] < 2:
+            continue
+        x = x - x.mean(axis=0)
+        sq = (x * x).sum(axis=0)
+        for r in range(x.shape[1]):
+            for q in range(r + 1, x.shape[1]):
+                num += float((x[:, r] * x[:, q]).sum())
+                den += math.sqrt(float(sq[r] * sq[q]))
+    return num / den if den > 0 else float("nan")
+
+
 def duplicate_variance_reduction(x1, x2) -> dict:
     """Variance of the duplicate estimate ``(x1 - x2) / 2`` (the seat-0-first player's mean
     margin over the two plays) against the mean of two independent hands (``var(x) / 2``).

@@ -125,7 +125,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m experiments.luck_skill.synthetic",
         description="Validate the luck/skill estimators on simulated duplicate studies with a "
-                    "known truth: per setting, the share of simulated studies whose 95%% "
+                    "known truth: per setting, the share of simulated studies whose 95% "
                     "bootstrap interval holds the true value (about 0.95 expected).")
     ap.add_argument("--sims", type=int, default=200, help="simulated studies per setting")
     ap.add_argument("--boot", type=int, default=200, help="bootstrap replicates per study")

@@ -21,10 +21,10 @@ def test_known_rho_recovered(var_deal, var_noise):
     x1 = d + rng.normal(0, math.sqrt(var_noise), n)
     x2 = d + rng.normal(0, math.sqrt(var_noise), n)
     lam = var_deal / (var_deal + var_noise)
-    assert est.deal_correlation(x1, x2) == pytest.approx(lam, abs=0.02)
+    assert est.pooled_deal_share([np.stack([x1, x2], axis=1)]) == pytest.approx(lam, abs=0.02)
     # a player's own results across the two plays: rho = -lambda
     assert np.corrcoef(x1, -x2)[0, 1] == pytest.approx(-lam, abs=0.02)
-    vr = est.duplicate_variance_reduction(x1, x2)
+    vr = est.duplicate_variance_reduction(np.stack([x1, -x2], axis=1))   # a player's results
     assert vr["ratio"] == pytest.approx(1 - lam, abs=0.03)
     assert vr["reduction"] == pytest.approx(lam, abs=0.03)
 
@@ -35,12 +35,13 @@ def test_pooled_correlation_removes_pair_means():
     for s in (-20.0, 0.0, 35.0):            # skill differences of three pairings
         d = rng.normal(0, 2, 5000)
         groups.append((d + s + rng.normal(0, 2, 5000), d - s + rng.normal(0, 2, 5000)))
-    assert est.pooled_deal_correlation(groups) == pytest.approx(0.5, abs=0.03)
+    assert est.pooled_deal_share([np.stack(g, axis=1) for g in groups]) == pytest.approx(0.5, abs=0.03)
 
 
 def test_deterministic_replay_is_all_deal():
     x = np.array([3.0, -1.0, 7.0, 2.0])
-    assert est.deal_correlation(x, x) == pytest.approx(1.0)
+    assert est.pooled_deal_share([np.stack([x, x], axis=1)]) == pytest.approx(1.0)
+    assert np.isnan(est.pooled_deal_share([x[:1, None]]))         # one deal: nothing to say
 
 
 # -- true-score decomposition -------------------------------------------------------------

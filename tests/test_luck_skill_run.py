@@ -129,3 +129,32 @@ def test_job_timeout_and_errors_are_recorded(monkeypatch):
     assert time.monotonic() - t0 < 15
     by = {r["deal"]: r for r in rows}
     assert by[0]["ok"] and "timeout" in by[1]["error"] and "boom" in by[2]["error"]
+
+
+def test_four_seat_study_rotates_a_against_a_field(tmp_path):
+    """German at 4 seats: a pairing is `a` in one seat against three `b`, the deal played
+    four times with `a` in seat r in play r; both directions are jobs; the analysis reads
+    each seat's points minus the other seats' mean, so a table's results sum to zero."""
+    from experiments.luck_skill.analysis import analyse, pair_data
+
+    r = play_duplicate("german", {"num_players": 4}, 0, "greedy", "random", 5)
+    assert [h["seats"] for h in r["hands"]] == [
+        ["greedy", "random", "random", "random"], ["random", "greedy", "random", "random"],
+        ["random", "random", "greedy", "random"], ["random", "random", "random", "greedy"]]
+    assert all(len(h["points"]) == 4 for h in r["hands"])
+    cfg = _cfg(variants=["german"], ladder=["random", "greedy"], self_agents=["random"],
+               deals=4, self_deals=2, games=0, variant_options={"german": {"num_players": 4}})
+    jobs = cfg.jobs("german", ["random", "greedy"])
+    assert {(j[1], j[2]) for j in jobs if j[0] == "pair"} == {("random", "greedy"),
+                                                              ("greedy", "random")}
+    rows = collect(cfg, "german", ["random", "greedy"], tmp_path, progress=False)
+    data = pair_data(rows)
+    d = data[("greedy", "random")]
+    assert d.y.shape == (4, 4) and d.x.shape == (4, 4)
+    hand = rows[0]["hands"][0]["points"]
+    rel = [p - (sum(hand) - p) / 3 for p in hand]
+    assert sum(rel) == 0
+    st = analyse("german", rows, ["random", "greedy"], n_boot=10, with_game=False)
+    assert st.ladder == ["random", "greedy"]                 # greedy beats a field of random
+    assert st.point["best_minus_random"] > 0
+    assert np.isfinite(st.point["lambda_pairs"]) and np.isfinite(st.point["lambda_self[random]"])

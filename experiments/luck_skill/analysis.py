@@ -15,42 +15,44 @@ from . import estimators as est
 
 @dataclass
 class PairData:
+    """One pairing's duplicate deals: ``a`` in one seat against ``b`` in every other seat,
+    the deal played once per seat with ``a`` in seat r in play r (two seats: the seat swap).
+    Results are a seat's points minus the mean of the other seats' (two seats: the margin)."""
+
     a: str
     b: str
-    x1: np.ndarray      # seat-0 margin, play 1 (a in seat 0)
-    x2: np.ndarray      # seat-0 margin, play 2 (b in seat 0)
-    r1: np.ndarray      # a's hand result in play 1: +1 win, 0 no winner, -1 loss
-    r2: np.ndarray      # a's hand result in play 2
+    x: np.ndarray       # (deals, plays): seat 0's result in each play (the same cards)
+    y: np.ndarray       # (deals, plays): a's result in each play
+    w: np.ndarray       # (deals, plays): a's hand win (1) or another seat's (-1/(seats-1)), 0 none
 
     def take(self, idx) -> "PairData":
-        return PairData(self.a, self.b, self.x1[idx], self.x2[idx], self.r1[idx], self.r2[idx])
+        return PairData(self.a, self.b, self.x[idx], self.y[idx], self.w[idx])
 
     @property
     def n(self) -> int:
-        return len(self.x1)
+        return len(self.y)
 
     def margins_a(self) -> np.ndarray:
-        """a's margins, shape (n_deals, 2)."""
-        return np.stack([self.x1, -self.x2], axis=1)
+        """a's results, shape (n_deals, plays)."""
+        return self.y
 
     def results_a(self) -> np.ndarray:
-        return np.stack([self.r1, self.r2], axis=1)
+        return self.w
 
     def dup(self) -> np.ndarray:
-        """a's duplicate margin per deal (mean of its two hands)."""
-        return (self.x1 - self.x2) / 2
+        """a's duplicate result per deal (mean over its plays)."""
+        return self.y.mean(axis=1)
 
     def wdl(self):
-        r = self.results_a().reshape(-1)
+        r = self.w.reshape(-1)
         n = max(r.size, 1)
         return (r > 0).sum() / n, (r == 0).sum() / n, (r < 0).sum() / n
 
 
-def _result(hand, seat) -> int:
-    w = hand["winner"]
-    if w < 0:
-        return 0
-    return 1 if w == seat else -1
+def relative(points) -> np.ndarray:
+    """Each seat's points minus the mean of the other seats' points."""
+    p = np.asarray(points, dtype=np.float64)
+    return p - (p.sum(axis=-1, keepdims=True) - p) / (p.shape[-1] - 1)
 
 
 def pair_data(rows, kind="pair") -> dict[tuple[str, str], PairData]:
@@ -60,14 +62,12 @@ def pair_data(rows, kind="pair") -> dict[tuple[str, str], PairData]:
         groups.setdefault((r["a"], r["b"]), []).append(r)
     out = {}
     for (a, b), rs in groups.items():
-        h1 = [r["hands"][0] for r in rs]
-        h2 = [r["hands"][1] for r in rs]
-        out[(a, b)] = PairData(
-            a, b,
-            np.array([h["points"][0] - h["points"][1] for h in h1], dtype=np.float64),
-            np.array([h["points"][0] - h["points"][1] for h in h2], dtype=np.float64),
-            np.array([_result(h, 0) for h in h1], dtype=np.float64),
-            np.array([_result(h, 1) for h in h2], dtype=np.float64))
+        rel = relative([[h["points"] for h in r["hands"]] for r in rs])   # deals x plays x seats
+        plays = np.arange(rel.shape[1])
+        winners = np.array([[h["winner"] for h in r["hands"]] for r in rs])
+        seats = rel.shape[2]
+        w = np.where(winners < 0, 0.0, np.where(winners == plays, 1.0, -1.0 / (seats - 1)))
+        out[(a, b)] = PairData(a, b, rel[:, :, 0], rel[:, plays, plays], w)
     return out
 
 
@@ -108,14 +108,12 @@ def compute(ladder, pairs, selfs, hands_per_game, order, *, clair=None, with_gam
     lp = {k: v for k, v in pairs.items() if k[0] in ladder and k[1] in ladder}
     # 1. deal luck
     for spec, d in selfs.items():
-        out[f"lambda_self[{spec}]"] = est.deal_correlation(d.x1, d.x2)
-        vr = est.duplicate_variance_reduction(d.x1, d.x2)
-        out[f"var_reduction_self[{spec}]"] = vr["reduction"]
-    out["lambda_pairs"] = est.pooled_deal_correlation([(d.x1, d.x2) for d in lp.values()])
-    xs1 = [d.x1 - d.x1.mean() for d in lp.values()]
-    xs2 = [d.x2 - d.x2.mean() for d in lp.values()]
-    if xs1:
-        vr = est.duplicate_variance_reduction(np.concatenate(xs1), np.concatenate(xs2))
+        out[f"lambda_self[{spec}]"] = est.pooled_deal_share([d.x])
+        out[f"var_reduction_self[{spec}]"] = est.duplicate_variance_reduction(d.y)["reduction"]
+    out["lambda_pairs"] = est.pooled_deal_share([d.x for d in lp.values()])
+    ys = [d.y - d.y.mean(axis=0) for d in lp.values()]
+    if ys and len({y.shape[1] for y in ys}) == 1:
+        vr = est.duplicate_variance_reduction(np.concatenate(ys))
         out["var_reduction_pairs"] = vr["reduction"]
         out["hands_equiv_pairs"] = vr["hands_equiv"]
     # 2. ratings and chains

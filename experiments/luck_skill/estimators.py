@@ -1,12 +1,13 @@
 """Luck/skill estimators on duplicate-deal data (pure numpy; no game code).
 
-Notation (see ``docs/luck_skill.md``): a *deal* is played twice with the seats swapped.
-``x1`` is seat 0's hand-point margin (own points minus the opponent's) in the first play,
-``x2`` seat 0's margin in the second play -- the same cards in seat 0 both times, the
-players swapped. Player A (seat 0 first) scores ``x1`` then ``-x2``.
+Notation (see ``docs/luck_skill.md``): a *deal* is played once per seat of the table, with
+the players rotated (two seats: the seat swap). A seat's *result* is its hand points minus
+the mean of the other seats' points (two seats: the margin). Per pairing the data are
+``(n_deals, plays)`` arrays: a player's result in each play, or one seat's result in each
+play (the same cards each time).
 
 Every function takes plain arrays so it can be tested on synthetic games with known
-structure (``tests/test_luck_skill.py``).
+structure (``tests/test_luck_skill.py``, :mod:`experiments.luck_skill.synthetic`).
 """
 
 from __future__ import annotations
@@ -18,73 +19,48 @@ import numpy as np
 
 # -- 1. deal luck from duplicate play -----------------------------------------------------
 
-def deal_correlation(x1, x2) -> float:
-    """λ = corr(x1, x2) over deals: the share of a seat's outcome variance that is owed to
-    the deal (the part common to both plays). For the same agent in both seats the
-    correlation of *a player's* results across the two plays is ρ = corr(x1, -x2) = -λ."""
-    x1 = np.asarray(x1, dtype=np.float64)
-    x2 = np.asarray(x2, dtype=np.float64)
-    if x1.size < 3 or x1.std() == 0 or x2.std() == 0:
-        # constant results: all the (zero) variance is common when both plays agree
-        return 1.0 if x1.size and np.allclose(x1, x2) else float("nan")
-    return float(np.corrcoef(x1, x2)[0, 1])
-
-
-def pooled_deal_correlation(groups) -> float:
-    """λ pooled over several pairings: ``groups`` is a list of ``(x1, x2)``; each group is
-    centred on its own means first (removes the skill difference of the pairing)."""
-    a, b = [], []
-    for x1, x2 in groups:
-        x1 = np.asarray(x1, dtype=np.float64)
-        x2 = np.asarray(x2, dtype=np.float64)
-        if x1.size < 2:
-            continue
-        a.append(x1 - x1.mean())
-        b.append(x2 - x2.mean())
-    if not a:
-        return float("nan")
-    a = np.concatenate(a)
-    b = np.concatenate(b)
-    den = math.sqrt(float((a * a).sum() * (b * b).sum()))
-    return float((a * b).sum() / den) if den > 0 else float("nan")
-
-
 def pooled_deal_share(groups) -> float:
-    """λ for any number of seats: the deal's share of a seat's result variance, pooled over
-    pairings. Each group is one pairing's results of one seat (the same cards) in every play
-    of each deal, shape ``(n_deals, plays)``; each play's column is centred on its own mean
-    (removes the players' skill). λ = Σ cov(play r, play r') / Σ sqrt(var r · var r') over
-    pairs of plays: the correlation of a seat's results across plays with different players
-    in it. With two plays this is :func:`pooled_deal_correlation`."""
-    num = den = 0.0
+    """λ: the deal's share of a seat's result variance, pooled over pairings. Each group
+    is one pairing's results of one seat (the same cards) in every play of each deal, shape
+    ``(n_deals, plays)``; each play's column is centred on its own mean (removes the players'
+    skill). λ = Σ cov(play r, play r') / Σ sqrt(var r · var r') over pairs of plays, sums of
+    products pooled over the groups: the correlation of a seat's results across plays with
+    different players in it (with two plays, Pearson's correlation of the pooled data). Identical results in every play (a
+    deterministic agent replaying itself) give 1: all of the variance is the deal's."""
+    cross = sq = None
+    constant = True
     for x in groups:
         x = np.asarray(x, dtype=np.float64)
         if x.shape[0] < 2:
             continue
+        constant &= bool(np.allclose(x, x[:, :1]))
         x = x - x.mean(axis=0)
-        sq = (x * x).sum(axis=0)
-        for r in range(x.shape[1]):
-            for q in range(r + 1, x.shape[1]):
-                num += float((x[:, r] * x[:, q]).sum())
-                den += math.sqrt(float(sq[r] * sq[q]))
-    return num / den if den > 0 else float("nan")
+        cross = (0.0 if cross is None else cross) + x.T @ x      # plays x plays, summed
+    if cross is None:
+        return float("nan")
+    sq = np.diag(cross)
+    upper = np.triu_indices(len(sq), 1)
+    den = float(np.sqrt(np.outer(sq, sq))[upper].sum())
+    if den > 0:
+        return float(cross[upper].sum()) / den
+    return 1.0 if constant else float("nan")
 
 
-def duplicate_variance_reduction(x1, x2) -> dict:
-    """Variance of the duplicate estimate ``(x1 - x2) / 2`` (the seat-0-first player's mean
-    margin over the two plays) against the mean of two independent hands (``var(x) / 2``).
+def duplicate_variance_reduction(y) -> dict:
+    """Variance of a player's duplicate result (its mean over the ``k`` plays of a deal)
+    against the mean of ``k`` independent hands (``var(single hand) / k``), from ``y`` of
+    shape ``(n_deals, k)``: the player's result in each play, each play's column centred.
     Returns ``{"var_single", "var_dup", "ratio", "reduction", "hands_equiv"}``: ``ratio`` ≈
     1 - λ, ``reduction`` = 1 - ratio, ``hands_equiv`` = independent hands worth one
-    duplicate deal (2 / ratio)."""
-    x1 = np.asarray(x1, dtype=np.float64)
-    x2 = np.asarray(x2, dtype=np.float64)
-    x = np.concatenate([x1 - x1.mean(), x2 - x2.mean()])
-    var_single = float(x.var(ddof=1)) if x.size > 1 else float("nan")
-    d = (x1 - x2) / 2
-    var_dup = float(d.var(ddof=1)) if d.size > 1 else float("nan")
-    ratio = var_dup / (var_single / 2) if var_single > 0 else float("nan")
+    duplicate deal (k / ratio)."""
+    y = np.asarray(y, dtype=np.float64)
+    y = y - y.mean(axis=0)
+    k = y.shape[1]
+    var_single = float(y.var(ddof=1)) if y.size > 1 else float("nan")
+    var_dup = float(y.mean(axis=1).var(ddof=1)) if y.shape[0] > 1 else float("nan")
+    ratio = var_dup / (var_single / k) if var_single > 0 else float("nan")
     return {"var_single": var_single, "var_dup": var_dup, "ratio": ratio,
-            "reduction": 1 - ratio, "hands_equiv": 2 / ratio if ratio > 0 else float("inf")}
+            "reduction": 1 - ratio, "hands_equiv": k / ratio if ratio > 0 else float("inf")}
 
 
 # -- 3. true-score decomposition ----------------------------------------------------------

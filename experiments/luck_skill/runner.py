@@ -3,11 +3,15 @@ in parallel, resumable (one JSON line per finished job in ``results.jsonl``).
 
 Job kinds (``kind`` field of a row):
 
-* ``pair``: deal ``deal`` played twice by agents ``a`` and ``b``, seats swapped (the ladder
-  round robin and the clairvoyance matches);
-* ``self``: deal ``deal`` played twice by the same agent spec in both seats (the agent's
-  random stream differs between the plays, so a stochastic agent does not replay itself);
-* ``game``: one full game (``episode="game"``) between ``a`` and ``b`` to count hands.
+* ``pair``: deal ``deal`` played once per seat by ``a`` in one seat and ``b`` in every
+  other, ``a`` in seat r in play r (two seats: the seat swap; the ladder round robin and the
+  clairvoyance matches). With more than two seats both directions are jobs: ``a`` against a
+  field of ``b`` and ``b`` against a field of ``a``;
+* ``self``: deal ``deal`` played by the same agent spec in every seat, once per seat (the
+  agent's random stream differs between the plays, so a stochastic agent does not replay
+  itself);
+* ``game``: one full game (``episode="game"``), ``a`` and ``b`` in alternate seats, to count
+  hands.
 """
 
 from __future__ import annotations
@@ -71,13 +75,21 @@ class LuckSkillConfig:
     def options_for(self, variant: str) -> dict:
         return dict(self.variant_options.get(variant, {}))
 
+    def seats(self, variant: str) -> int:
+        """The table size the study plays ``variant`` at (its options, else its default)."""
+        from mountain_rummy_env.registry import make_variant
+
+        return make_variant(variant, **self.options_for(variant)).num_players
+
     def jobs(self, variant: str, agents: list[str]) -> list[tuple]:
         """Jobs for ``variant`` with the supported agents ``agents`` (ladder subset, plus
         the clairvoyant if supported)."""
         slow = ("search", "clairvoyant")
         ladder = [a for a in self.ladder if a in agents]
         out = []
-        for a, b in itertools.combinations(ladder, 2):
+        pairs = (itertools.combinations(ladder, 2) if self.seats(variant) == 2
+                 else itertools.permutations(ladder, 2))
+        for a, b in pairs:
             n = self.search_deals if any(x.startswith(slow) for x in (a, b)) else self.deals
             out += [("pair", a, b, self.seed + k) for k in range(n)]
         cs = self.clairvoyance_specs()
@@ -128,16 +140,19 @@ def _make(spec: str, seed):
 
 def play_duplicate(variant_name: str, options: dict, base_seed: int, a: str, b: str,
                    deal: int) -> dict:
-    """Deal ``deal`` played twice, ``a`` in seat 0 then ``b`` in seat 0 (same deck order and
-    dealer). Returns the hands with seat-ordered points and winners."""
+    """Deal ``deal`` played once per seat, ``a`` in seat r and ``b`` in the others in play r
+    (same deck order and dealer; two seats: ``a`` in seat 0, then ``b``). Returns the hands
+    with seat-ordered points and winners."""
     from experiments.play import play_hand
 
     variant, game = _variant(variant_name, options, "hand")
     game.reset(seed=deal)
     deck = game.states[0]["deck"].copy()
-    dealer = deal % variant.num_players
+    seats = variant.num_players
+    dealer = deal % seats
     hands = []
-    for play, order in enumerate(((a, b), (b, a))):
+    for play in range(seats):
+        order = [a if seat == play else b for seat in range(seats)]
         agents = [_make(spec, _agent_seed(base_seed, deal, spec, seat, play))
                   for seat, spec in enumerate(order)]
         r = play_hand(game, agents, seed=deal, deck=deck, dealer=dealer)
@@ -149,14 +164,15 @@ def play_duplicate(variant_name: str, options: dict, base_seed: int, a: str, b: 
 
 def play_game(variant_name: str, options: dict, base_seed: int, a: str, b: str, deal: int,
               *, max_hands: int = 300) -> dict:
-    """One full game (``episode='game'``) of ``a`` (seat 0) against ``b``; counts hands."""
+    """One full game (``episode='game'``), ``a`` in the even seats and ``b`` in the odd ones;
+    counts hands."""
     from mountain_rummy_env import player_view
     from mountain_rummy_env.core.state import EVENT_NONE
 
     variant, game = _variant(variant_name, options, "game")
     game.reset(seed=deal, dealer=deal % variant.num_players)
     agents = [_make(spec, _agent_seed(base_seed, deal, spec, seat, 9))
-              for seat, spec in enumerate((a, b))]
+              for seat, spec in enumerate((a, b) * variant.num_players)][:variant.num_players]
     for ag in agents:
         ag.reset()
     hands = []

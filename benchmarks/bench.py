@@ -235,6 +235,59 @@ def bench_solvers(seconds: float, n: int = 20000) -> list[dict]:
 # memory
 
 
+def rearrangement_positions(n: int, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Robber's-like positions: a legal table of 4-10 random melds from two decks and four
+    jokers (at most one joker a meld) and an 11-card hand of other cards."""
+    from mountain_rummy_env.melds import MeldRules, build_meld_table
+
+    table = build_meld_table(MeldRules(ace_low=True, ace_high=True))
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < n:
+        stock = np.array([2] * 52 + [4])
+        on_table = np.zeros(53, dtype=np.int64)
+        for _ in range(int(rng.integers(4, 11))):
+            t = int(rng.integers(table.num_templates))
+            meld = np.zeros(53, dtype=np.int64)
+            faces = table.faces[t, :table.length[t]]
+            meld[faces] += 1
+            if rng.random() < 0.3:
+                meld[faces[rng.integers(len(faces))]] -= 1
+                meld[52] += 1
+            if (meld <= stock).all():
+                stock -= meld
+                on_table += meld
+        pool = np.repeat(np.arange(53), stock)
+        hand = np.bincount(rng.choice(pool, 11, replace=False), minlength=53)
+        out.append((on_table, hand))
+    return out
+
+
+def bench_rearrange(seconds: float) -> dict:
+    """Exact RR-6 rearrangements (most hand cards placed) solved per second."""
+    import time
+
+    from mountain_rummy_env.melds import MeldRules, build_meld_table
+    from mountain_rummy_env.rearrange import best_rearrangement
+
+    table = build_meld_table(MeldRules(ace_low=True, ace_high=True))
+    positions = rearrangement_positions(200)
+    best_rearrangement(table, *positions[0])          # build the program once
+    times, placed, cards = [], [], []
+    start = time.perf_counter()
+    for on_table, hand in positions:
+        t0 = time.perf_counter()
+        placed.append(best_rearrangement(table, on_table, hand).cards_placed)
+        times.append(time.perf_counter() - t0)
+        cards.append(int(on_table.sum()))
+        if time.perf_counter() - start > seconds:
+            break
+    times = np.array(times)
+    return {"positions": len(times), "per_s": len(times) / times.sum(),
+            "mean_ms": 1000 * times.mean(), "p95_ms": 1000 * float(np.quantile(times, 0.95)),
+            "table_cards": float(np.mean(cards)), "placed": float(np.mean(placed))}
+
+
 def bench_memory(variant: str = "mountain", batch: int = 1024) -> dict:
     from mountain_rummy_env.envs.vector import RummyVectorEnv, sample_masked, seed_rng
 
@@ -376,6 +429,7 @@ def run_all(seconds: float, batches, peers: bool = True, profile: bool = True):
                 peer_rows.append(row)
     solver_rows = bench_solvers(seconds)
     mems = [bench_memory(v) for v in ("mountain", "german")]
+    rearrange = bench_rearrange(seconds)
     prof = profile_step(1024, min(seconds, 3.0)) if profile else None
 
     os_row = next((r for r in peer_rows if r["name"].startswith("OpenSpiel")), None)
@@ -416,6 +470,12 @@ def run_all(seconds: float, batches, peers: bool = True, profile: bool = True):
         srows.append((r["name"], _fmt(r["hands_s"]), ratio, agree))
     table("Min deadwood of random 11-card Gin hands (best discard), one core",
           ("solver", "hands/s", "ours is faster by", "agrees with ours"), srows)
+
+    table("Robber's Rummy rearrangement (RR-6), exact, one core: table of 4-10 melds, 11-card hand",
+          ("positions", "solves/s", "mean ms", "p95 ms", "table cards", "hand cards placed"),
+          [(rearrange["positions"], _fmt(rearrange["per_s"]), f"{rearrange['mean_ms']:.1f}",
+            f"{rearrange['p95_ms']:.1f}", f"{rearrange['table_cards']:.1f}",
+            f"{rearrange['placed']:.2f}")])
 
     table(f"Memory per env (vector env, batch {mems[0]['batch']})",
           ("variant", "state B", "obs B (float32)", "mask B", "state+obs+mask B",

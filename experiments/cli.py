@@ -13,6 +13,7 @@ import argparse
 import json
 import sys
 import textwrap
+from pathlib import Path
 
 
 def _positive(text):
@@ -156,6 +157,12 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("replay", help="replay a saved JSON game record and print its log",
                        description="Replay a JSON game record; fails if it does not replay.")
     r.add_argument("file", help="game record (JSON) written by 'play --record'")
+    r.add_argument("--html", metavar="OUT", default=None,
+                   help="also write OUT: one self-contained HTML page that steps through the "
+                        "game (slider, arrow keys, a view per seat or every card)")
+    r.add_argument("--view", type=int, nargs="+", default=None, metavar="SEAT",
+                   help="with --html: only these seats' views (default: every seat and the "
+                        "view with every card)")
 
     sub.add_parser("agents", help="list the agent specs and the shipped policies",
                    description="List the agent specs, and the policies shipped with the "
@@ -313,12 +320,24 @@ def _cannot_write(path, err: OSError) -> SystemExit:
 def cmd_replay(args) -> int:
     from mountain_rummy_env.records import GameRecord, RecordError, replay
 
+    if args.view is not None and args.html is None:
+        raise SystemExit("error: --view needs --html")
     try:
         record = GameRecord.load(args.file)
         _, log = replay(record)
-    except RecordError as err:
+        if args.html:
+            from mountain_rummy_env.drawing import replay_html
+
+            page = replay_html(record, args.view)
+    except (RecordError, ValueError) as err:
         raise SystemExit(f"error: {err}")
     print("\n".join(log))
+    if args.html:
+        try:
+            Path(args.html).write_text(page)
+        except OSError as err:
+            raise SystemExit(f"error: cannot write {args.html}: {err}")
+        print(f"written: {args.html} ({len(page) // 1024} kB)")
     return 0
 
 

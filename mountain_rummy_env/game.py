@@ -306,6 +306,12 @@ class Game:
             game_winner=int(s["game_winner"]),
         )
 
+    def _repr_svg_(self) -> str:
+        """Jupyter: game 0 with every card face up (:func:`drawing.draw`)."""
+        from .drawing import draw
+
+        return draw(self, 0)
+
     def clone(self) -> "Game":
         other = Game.__new__(Game)
         other.variant = self.variant
@@ -402,6 +408,12 @@ class PlayerView:
     step: int = -1
     known: tuple[tuple[int, ...], ...] = ()
     hand_sizes: tuple[int, ...] = ()
+
+    def _repr_svg_(self) -> str:
+        """Jupyter: the table as ``player`` sees it (:func:`drawing.draw`)."""
+        from .drawing import draw
+
+        return draw(self.game, self.index, self.player)
 
     @property
     def opponents(self) -> tuple[int, ...]:

@@ -227,8 +227,10 @@ def hand_result_lines(game: Game, index: int = 0) -> list[str]:
     return lines
 
 
-def replay(record: GameRecord) -> tuple[Game, list[str]]:
-    """Replay ``record``; returns the final game and its readable log.
+def replay(record: GameRecord, watch=None) -> tuple[Game, list[str]]:
+    """Replay ``record``; returns the final game and its readable log. ``watch(game,
+    action, before, player, event)``, if given, sees the start (``action`` None) and every
+    replayed action (``before``: the state record it was played from).
 
     Raises :class:`RecordError` when the options, deck or an action are invalid, the replay
     ends with a different result than the record states, or the actions stop before the
@@ -242,13 +244,19 @@ def replay(record: GameRecord) -> tuple[Game, list[str]]:
                        next_decks=record.next_decks)
     except (ConfigError, CardError, ValueError, TypeError) as err:
         raise RecordError(f"invalid game record: {err}") from err
+    if watch:
+        watch(rec.game, None, None, -1, EVENT_NONE)
     for i, text in enumerate(record.actions):
         if rec.game.done(0):
             raise RecordError(f"action {i + 1} ({text!r}) comes after the game ended")
+        before, player = rec.game.states[0].copy(), rec.game.current_player(0)
         try:
-            rec.play(text)
+            action = rec.game.variant.parse_action(text)
+            event = rec.play(action)
         except (ActionError, IllegalActionError) as err:
             raise RecordError(f"action {i + 1} ({text!r}) does not replay: {err}") from err
+        if watch:
+            watch(rec.game, action, before, player, event)
     if not rec.game.done(0):
         stopped = rec.stop()
         if not record.unfinished:

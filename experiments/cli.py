@@ -327,7 +327,9 @@ def cmd_agents(args) -> int:
     from agents.ppo import shipped_policies
 
     for name, text in registered().items():
-        print(f"{name:8s} {text}")
+        for k, line in enumerate(text.splitlines()):
+            print(textwrap.fill(line, 78, initial_indent=f"{name if k == 0 else '':8s} ",
+                                subsequent_indent=" " * 11))
     print("\nshipped policies (spec ppo:policy=NAME):")
     for name, meta in shipped_policies().items():
         arch = "-".join(str(n) for n in (meta["observation_size"], *meta["net_arch"], meta["num_actions"]))

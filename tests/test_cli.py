@@ -238,6 +238,19 @@ def test_a_policy_on_other_options_is_an_error_line(tmp_path):
     assert "trained for variant 'mountain' (observation size 1809" in one_error_line(exc)
 
 
+def test_agents_describes_each_strategy_of_a_name(capsys):
+    """``greedy``, ``rules`` and ``search`` play Mountain, Gin and German each with a class of
+    its own: the list says what each does in each variant."""
+    assert main(["agents"]) == 0
+    out = capsys.readouterr().out
+    entries = dict(re.findall(r"^(\w+) +(.*?)(?=^\w|\n\n)", out, re.M | re.S))
+    for name in ("greedy", "rules", "search"):
+        lines = " ".join(entries[name].split())
+        said = re.findall(r"(?:^|\s)(mountain|gin|german): ", lines)
+        assert said == ["mountain", "gin", "german"], (name, lines)
+    assert "Base Camp or knock" in entries["greedy"] and "joins a meld" in entries["greedy"]
+
+
 def test_agents_lists_the_shipped_policies(capsys):
     assert main(["agents"]) == 0
     out = capsys.readouterr().out

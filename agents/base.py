@@ -133,7 +133,20 @@ class _Entry:
         self.factory: Callable[..., Agent] | None = None
         self.strategies: dict[str, type] = {}
         self.params: dict[str, type] = {}
-        self.help = ""
+        self.help = ""                        # the factory's
+        self.helps: dict[str, str] = {}       # each variant strategy's
+
+    def help_line(self) -> str:
+        """The name's help: the factory's line, or a line per variant strategy (``gin:
+        ...``), one for all of them when they read the same."""
+        if not self.strategies:
+            return self.help
+        helps = {v: self.helps.get(v, "") for v in self.strategies}
+        if len(set(helps.values())) == 1:
+            return f"{helps[next(iter(helps))]} [variants: {', '.join(helps)}]".lstrip()
+        silent = [v for v, text in helps.items() if not text]
+        return "\n".join(f"{v}: {text}" for v, text in helps.items() if text) + (
+            f" [also plays: {', '.join(silent)}]" if silent else "")
 
 
 _REGISTRY: dict[str, _Entry] = {}
@@ -147,30 +160,31 @@ def register(name: str, params: dict[str, type] | None = None, help: str = "", *
     strings give them as ``name:key=value,key=value``. Left out, they are read from the
     factory's keyword defaults (``budget: int = 200``). Without ``variant`` the factory
     plays every variant; with it, the class is ``name``'s strategy for that variant only
-    (several classes may share a name, one per variant, see :class:`ByVariant`).
+    (several classes may share a name, one per variant, see :class:`ByVariant`), and
+    ``help`` says what it does in that variant (``mountain-rummy agents`` lists each).
     """
 
     def deco(factory):
         entry = _REGISTRY.setdefault(name, _Entry())
         if variant is None:
             entry.factory = factory
+            entry.help = help
         else:
             entry.strategies[variant] = factory
+            entry.helps[variant] = help
         entry.params.update(_default_params(factory) if params is None else params)
-        entry.help = entry.help or help
         return factory
 
     return deco
 
 
 def registered() -> dict[str, str]:
-    """Registered agent names with their help line and parameters."""
+    """Registered agent names with their help (a line per variant strategy) and parameters."""
     _load_builtins()
     out = {}
     for name, entry in sorted(_REGISTRY.items()):
         ps = ", ".join(f"{k} ({t.__name__})" for k, t in entry.params.items())
-        plays = f" [variants: {', '.join(entry.strategies)}]" if entry.strategies else ""
-        out[name] = entry.help + plays + (f" [params: {ps}]" if ps else "")
+        out[name] = entry.help_line() + (f"\n[params: {ps}]" if ps else "")
     return out
 
 

@@ -63,7 +63,9 @@ class GermanPolicyAgent(Agent):
         return a
 
 
-@register("greedy", variant="german")
+@register("greedy", variant="german",
+          help="takes a discard that joins a meld, places everything as soon as legal "
+               "(largest meld first), discards its highest card in no partial meld")
 class GermanGreedyAgent(GermanPolicyAgent):
     """Takes a discard that joins a meld, places everything as soon as legal (largest meld
     first), discards its highest card in no partial meld (:mod:`agents.german_policy`)."""
@@ -72,7 +74,10 @@ class GermanGreedyAgent(GermanPolicyAgent):
     params = GREEDY
 
 
-@register("rules", variant="german")
+@register("rules", variant="german",
+          help="holds its jokers until it cashes in, takes only discards that lay off or "
+               "complete a natural meld, discards by hand value against what a card is worth "
+               "keeping and the risk of feeding the next seat")
 class GermanRulesAgent(GermanPolicyAgent):
     """Greedy with judgement: holds its jokers until it cashes in, takes only discards that
     lay off or complete a natural meld, and discards by hand value against what a card is
@@ -102,8 +107,8 @@ class GermanRulesAgent(GermanPolicyAgent):
 
 
 @register("search", variant="german",
-          help="determinised Monte Carlo: samples hidden cards, rolls out each candidate "
-               "with a compiled playout policy; budget = playouts per decision")
+          help="the same Monte Carlo over taking the top discard and the rules player's best "
+               "discards, every seat played out by the rules policy")
 class GermanSearchAgent(MonteCarloSearch, GermanRulesAgent):
     """Determinised Monte Carlo over the rules player's candidates: at the draw (when the
     top discard may be taken) take or draw; at the end of the turn the rules player's

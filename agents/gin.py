@@ -113,7 +113,10 @@ def _family_actions(mask, start: int, stop: int) -> list[int]:
 # the greedy baseline
 
 
-@register("greedy", variant="gin")
+@register("greedy", variant="gin",
+          help="takes the up-card or discard that melds and lowers its deadwood, discards to "
+               "the least deadwood, knocks as soon as it may (gin when it can); as defender "
+               "lays off all that lowers its deadwood")
 class GinGreedyAgent(Agent):
     """One-ply greed with the exact solver (see the module docstring).
 
@@ -279,7 +282,10 @@ def _near(a: int, b: int) -> bool:
     return _suit(a) == _suit(b) and abs(_rank(a) - _rank(b)) == 1
 
 
-@register("rules", variant="gin")
+@register("rules", variant="gin",
+          help="tracks the opponent's picks, discards and refusals; discards by present and "
+               "expected deadwood less the risk of feeding its melds, knocks under a limit "
+               "falling with the turns (undercut risk); as defender searches its layoffs")
 class GinRulesAgent(GinGreedyAgent):
     """A stronger rule-based Gin player (see the module docstring).
 

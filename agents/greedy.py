@@ -147,7 +147,8 @@ class HeuristicAgent(Agent):
         return self.best_by_value(view, cands, off)
 
 
-@register("greedy", variant="mountain", help="melds/lays off at once (solver), takes discards that meld, "
-                         "discards its worst deadwood, knocks/camps when legal")
+@register("greedy", variant="mountain",
+          help="takes discards (top or deep) that meld, melds and lays off at once (solver), "
+               "Base Camp or knock as soon as legal, else discards its worst deadwood")
 class GreedyAgent(HeuristicAgent):
     pass

@@ -28,19 +28,22 @@ class HumanAgent(Agent):
         print(text, file=self.stdout, flush=True)
 
     def render(self, view, legal) -> None:
-        v = view.variant
-        deck = v.deck
+        """The position as the seat sees it: the discard pile, then each other seat in
+        playing order from the next one (hand size, the cards known to be in it: taken from
+        the discard pile, and the melds it founded), this seat's melds, hand and moves."""
+        deck = view.variant.deck
         self.say("")
-        self.say(f"--- P{view.player}, {PHASE_NAMES[view.phase]} phase, turn {view.turn + 1}; "
-                 f"stock {view.stock_size}, opponent holds {view.opponent_hand_size} card(s)"
-                 f"; scores {list(view.scores)}")
-        pile = deck.cards_text(view.discard) or "(empty)"
-        self.say(f"discard pile (bottom..top): {pile}")
-        for m in view.melds:
-            owners = "".join(str(o) for o in m["owners"])
-            self.say(f"  m{m['slot']} (P{m['founder']}): {' '.join(m['text'])}   owners {owners}")
-        if view.opponent_known:
-            self.say(f"opponent is known to hold: {deck.cards_text(view.opponent_known)}")
+        self.say(f"--- P{view.player} (you), {PHASE_NAMES[view.phase]} phase, turn "
+                 f"{view.turn + 1}; stock {view.stock_size}; scores "
+                 + ", ".join(f"P{q} {score}" for q, score in enumerate(view.scores)))
+        self.say(f"discard pile (bottom..top): {deck.cards_text(view.discard) or '(empty)'}")
+        for q in view.opponents:
+            known = f"; known to hold {deck.cards_text(view.known[q])}" if view.known[q] else ""
+            self.say(f"P{q}: {view.hand_sizes[q]} card(s){known}")
+            self.say_melds(view, q)
+        if any(m["founder"] == view.player for m in view.melds):
+            self.say("your melds:")
+            self.say_melds(view, view.player)
         self.say(f"your hand: {deck.cards_text(view.hand)}")
         if view.taken:
             self.say(f"taken this turn (may not be discarded): {deck.cards_text(view.taken)}")
@@ -48,6 +51,13 @@ class HumanAgent(Agent):
             self.say(f"you must meld or lay off {deck.card_text(view.obligation)} this turn")
         self.say("legal moves: " + "; ".join(f"[{k}] {self.move_text(view, a)}"
                                              for k, a in enumerate(legal)))
+
+    def say_melds(self, view, founder: int) -> None:
+        """The table melds ``founder`` started, each with the seat credited for each card."""
+        for m in view.melds:
+            if m["founder"] == founder:
+                owners = "".join(str(o) for o in m["owners"])
+                self.say(f"  m{m['slot']}: {' '.join(m['text'])}   owners {owners}")
 
     @staticmethod
     def move_text(view, action: int) -> str:

@@ -62,10 +62,9 @@ def _adjacent(a, b):
 
 
 @register("rules", variant="mountain",
-          help="tracks the opponent's takes and discards, avoids feeding its melds, discards "
-               "by the expected value of the next draw; Mountain: deep draws, holds its melds "
-               "until it can go out; "
-               "Gin: knock limit falling with the turn (undercut risk)")
+          help="tracks the opponent's takes and discards; discards by expected points less "
+               "the risk of feeding the opponent's melds, takes deep draws by solver gain, "
+               "holds its melds and layoffs until it can knock or camp")
 class RulesAgent(HeuristicAgent):
     def __init__(self, seed=None, hold: int = 1, hold_opp: int = 4, hold_stock: int = 6,
                  outs: int = 1, outs_weight: float = 2.0, feed_weight: float = 1.5):

@@ -246,8 +246,9 @@ class MonteCarloSearch:
 
 
 @register("search", variant="mountain",
-          help="determinised Monte Carlo: samples hidden cards, rolls out each candidate "
-               "with a compiled playout policy; budget = playouts per decision")
+          help="determinised Monte Carlo (samples the hidden cards, plays each candidate out "
+               "with a compiled policy; budget = playouts per decision) over the rules "
+               "player's draw, whether to hold or place its melds, and its discard")
 class SearchAgent(MonteCarloSearch, RulesAgent):
     """Mountain: searches the draw, whether to hold its melds and layoffs (``search_hold``,
     :meth:`hold_or_place`) and the end of the turn; which placements to make follows the
@@ -389,7 +390,9 @@ class SearchAgent(MonteCarloSearch, RulesAgent):
         return list(dict.fromkeys(cands)) if dedupe else cands
 
 
-@register("search", variant="gin")
+@register("search", variant="gin",
+          help="the same Monte Carlo over the draw (take, draw or pass) and the discard or "
+               "knock; melds and layoffs as rules")
 class GinSearchAgent(MonteCarloSearch, GinRulesAgent):
     """Gin: searches the draw (take, draw or pass) and the discard or knock; the melds and
     layoffs after a knock follow the rules player. The opponent's hidden cards are honed

@@ -1,7 +1,8 @@
 """``mountain-rummy``: tournaments, head-to-head play and game-record replay.
 
     mountain-rummy tournament                      # default agents, prints the table
-    mountain-rummy play --p0 human --p1 search     # play a hand at the terminal
+    mountain-rummy play                            # play a hand at the terminal
+    mountain-rummy play --variant german --agents rules   # you and three rules players
     mountain-rummy replay game.json                # replay a saved record
     mountain-rummy agents                          # list the agent specs
     mountain-rummy variants                        # list the games and their options
@@ -46,6 +47,19 @@ def _seats(text):
     return value
 
 
+def _seat(text):
+    """``--seat``: a seat number, or ``none`` (no human seat: agents in every seat)."""
+    if text.strip().lower() == "none":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a seat number or 'none', got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a seat number (0, 1, ...) or 'none', got {value}")
+    return value
+
+
 def _options(text):
     try:
         value = json.loads(text)
@@ -65,6 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
                     + " (default: %(default)s)")
     targets = ", ".join(f"{info.option_defaults()['target_score']} {info.title}"
                         for info in VARIANTS.values() if "target_score" in info.option_defaults())
+    seat_counts = ", ".join(
+        f"{name} {info.num_players[0]}" if len(info.num_players) == 1 else
+        f"{name} {info.option_defaults()['num_players']} of "
+        f"{info.num_players[0]}-{info.num_players[-1]}" for name, info in VARIANTS.items())
+    players_help = f"the variant's num_players option (default: the variant's own: {seat_counts})"
 
     parser = argparse.ArgumentParser(
         prog="mountain-rummy", description=", ".join(info.title for info in VARIANTS.values())
@@ -101,8 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="agent specs, space separated (default: %(default)s)")
     t.add_argument("--variant", choices=variants, default=DEFAULT_VARIANT, help=variant_help)
     t.add_argument("--players", type=_seats, default=None, metavar="N",
-                   help="seats per table: the variant's num_players option (german: 2-6); "
-                        "default: the variant's own (mountain and gin 2, german 4)")
+                   help=f"seats per table: {players_help}")
     t.add_argument("--rotations", choices=list(ROTATIONS), default="cyclic",
                    help="seat orders each deal is played in, see below (default: %(default)s; "
                         "'all' up to 4 seats)")
@@ -129,20 +147,36 @@ def build_parser() -> argparse.ArgumentParser:
                         "mountain-rummy variants)")
     t.add_argument("--no-progress", action="store_true", help="no progress bar")
 
-    p = sub.add_parser("play", help="play a hand or a game between two agents (or you)",
-                       description="Play between two agents and print a readable log. With a "
-                                   "human seat the log names only the cards that seat may know "
-                                   "(the opponent's hand size, not its cards; 'draw stock' "
-                                   "without the card; face-down cards hidden) until the "
-                                   "end-of-hand reveal; the saved --record holds everything. "
-                                   "If input ends or play is interrupted, --record keeps the "
-                                   "unfinished game.")
-    p.add_argument("--p0", default="human", metavar="SPEC", help="seat 0 (default: human)")
-    p.add_argument("--p1", default="search:budget=200", metavar="SPEC",
-                   help="seat 1 (default: %(default)s)")
+    p = sub.add_parser(
+        "play", help="play a hand or a game against agents (or watch agents play)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="You play at --seat against an agent in every other seat, and the log is\n"
+                    "printed as play goes. The log and your prompts name only the cards your\n"
+                    "seat may know (the other seats' hand sizes and the cards they took from\n"
+                    "the discard pile, 'P1: draw stock' without the card, face-down cards\n"
+                    "hidden) until the end-of-hand reveal; the saved --record holds everything.\n"
+                    "If input ends or play is interrupted, --record keeps the unfinished game.",
+        epilog="seats: --players N sets the seat count. --agents lists one agent per other\n"
+               "seat in seat order (with --seat 1 of 4: seats 0, 2 and 3), or one agent for\n"
+               "all of them. 'human' in --agents seats another person (hot seat: the log then\n"
+               "shows only public cards, each prompt its own seat's hand). --seat none seats\n"
+               "agents only (one per seat, or one for all) and prints every card.\n"
+               "\nexamples:\n"
+               "  mountain-rummy play --agents rules              you (seat 0) against rules\n"
+               "  mountain-rummy play --variant german --seat 2 --agents rules greedy search\n"
+               "  mountain-rummy play --variant german --players 3 --agents greedy\n"
+               "  mountain-rummy play --seat none --agents rules greedy --record game.json")
+    p.add_argument("--seat", type=_seat, default=0, metavar="K",
+                   help="your seat, 0..N-1, or none for agents only (default: 0)")
+    p.add_argument("--agents", nargs="+", default=["search:budget=200"], metavar="SPEC",
+                   help="agent specs for the other seats in seat order, or one for all of "
+                        "them (default: %(default)s)")
+    p.add_argument("--players", type=_seats, default=None, metavar="N",
+                   help=f"seats: {players_help}")
     p.add_argument("--seed", type=_nonneg, default=None, help="deal seed (default: random)")
     p.add_argument("--game", action="store_true",
-                   help="play a whole game to the target score instead of one hand")
+                   help="play a whole game instead of one hand: to the target score "
+                        "(german: a hand per seat as dealer)")
     p.add_argument("--target", type=_positive, default=None,
                    help=f"target score of a --game (default: the variant's: {targets})")
     p.add_argument("--record", metavar="FILE", help="save the JSON game record here")
@@ -150,9 +184,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--options", type=_options, default={},
                    help="variant options as JSON (the options: mountain-rummy variants)")
     p.add_argument("--reveal", action="store_true",
-                   help="debugging: print every card (the opponent's hand and draws, face-down "
-                        "cards) even when a human plays; without it a human seat is shown only "
-                        "what it may know, two humans only what is public")
+                   help="debugging: print every card (the other seats' hands and draws, "
+                        "face-down cards) even when a human plays")
 
     r = sub.add_parser("replay", help="replay a saved JSON game record and print its log",
                        description="Replay a JSON game record; fails if it does not replay.")
@@ -188,22 +221,32 @@ def _check_table_agents(agents: list[str], seats: int, variant: str) -> None:
                          f"again (e.g. --agents {' '.join((agents * seats)[:seats])})")
 
 
+def _seated_variant(name: str, options: dict, players: int | None, what: str = "--options"):
+    """``(options, variant)``: variant ``name`` with ``options`` for ``players`` seats (None:
+    its own count; :func:`experiments.tournament.seat_options`), or a one-line error naming
+    the bad setting (``what`` for the options)."""
+    from experiments.tournament import seat_options
+    from mountain_rummy_env.registry import make_variant
+
+    try:
+        make_variant(name, **options)
+    except (ValueError, TypeError) as err:
+        raise SystemExit(f"error: bad {what}: {err}")
+    try:
+        options = seat_options(name, dict(options), players)
+        return options, make_variant(name, **options)
+    except (ValueError, TypeError) as err:
+        raise SystemExit(f"error: bad --players {players}: {err}")
+
+
 def cmd_tournament(args) -> int:
     from agents import AgentSpecError, make_agent
     from experiments.tournament import (
         MAX_ALL_ORDERS_SEATS, RunFolderError, TournamentConfig, check_out_dir, report_run,
-        run_tournament, seat_options)
-    from mountain_rummy_env.registry import make_variant
+        run_tournament)
 
-    try:
-        make_variant(args.variant, **args.options)
-    except (ValueError, TypeError) as err:
-        raise SystemExit(f"error: bad --options: {err}")
-    try:
-        options = seat_options(args.variant, dict(args.options), args.players)
-        seats = make_variant(args.variant, **options).num_players
-    except (ValueError, TypeError) as err:
-        raise SystemExit(f"error: bad --players {args.players}: {err}")
+    options, variant = _seated_variant(args.variant, dict(args.options), args.players)
+    seats = variant.num_players
     if args.rotations == "all" and seats > MAX_ALL_ORDERS_SEATS:
         raise SystemExit(f"error: --rotations all plays every seat order ({seats}! per deal); "
                          f"it is allowed up to {MAX_ALL_ORDERS_SEATS} seats, use cyclic")
@@ -258,25 +301,42 @@ def _log_viewer(specs: list[str], reveal: bool):
     return humans[0] if len(humans) == 1 else PUBLIC
 
 
+def _play_specs(agents: list[str], seat: int | None, seats: int, variant: str) -> list[str]:
+    """Each seat's agent spec: ``human`` at ``seat`` (None: no human seat) and ``agents`` in
+    the other seats in seat order, or one agent in all of them; a one-line error otherwise."""
+    from mountain_rummy_env.registry import VARIANTS
+
+    hint = "; --players sets the seat count" if len(VARIANTS[variant].num_players) > 1 else ""
+    if seat is not None and seat >= seats:
+        raise SystemExit(f"error: --seat {seat} is not a seat of {variant} with {seats} seats "
+                         f"(0..{seats - 1}){hint}")
+    others = [s for s in range(seats) if s != seat]
+    if len(agents) == 1:
+        agents = agents * len(others)
+    if len(agents) != len(others):
+        table = f"{variant} with {seats} seats" + ("" if seat is None else f", you at seat {seat},")
+        needs = (f"one agent in --agents (for seat {others[0]})" if len(others) == 1 else
+                 f"{len(others)} agents in --agents (seats {', '.join(map(str, others))} in "
+                 f"order) or one for all of them")
+        raise SystemExit(f"error: {table} needs {needs}, got {len(agents)}{hint}")
+    specs = dict(zip(others, agents)) | ({} if seat is None else {seat: "human"})
+    return [specs[s] for s in range(seats)]
+
+
 def cmd_play(args) -> int:
     from agents import AgentSpecError, make_agent
     from experiments.play import play_recorded
     from mountain_rummy_env.records import Recorder
-    from mountain_rummy_env.registry import make_variant
+    from mountain_rummy_env.registry import VARIANTS
 
     options = dict(args.options)
     options["episode"] = "game" if args.game else "hand"
     if args.target is not None:
+        if "target_score" not in VARIANTS[args.variant].option_defaults():
+            raise SystemExit(f"error: --target: {args.variant} has no target score")
         options["target_score"] = args.target
-    try:
-        variant = make_variant(args.variant, **options)
-    except (ValueError, TypeError) as err:
-        raise SystemExit(f"error: bad variant options: {err}")
-    if variant.num_players != 2:
-        raise SystemExit(f"error: play seats two agents (--p0, --p1), and {args.variant} is set "
-                         f"for {variant.num_players} seats; add --options "
-                         f"'{{\"num_players\": 2}}'")
-    specs = [args.p0, args.p1]
+    _, variant = _seated_variant(args.variant, options, args.players, what="variant options")
+    specs = _play_specs(list(args.agents), args.seat, variant.num_players, args.variant)
     try:
         agents = [make_agent(spec, seed=None if args.seed is None else args.seed + seat,
                              variant=args.variant)
@@ -346,7 +406,9 @@ def cmd_agents(args) -> int:
     from agents.ppo import shipped_policies
 
     for name, text in registered().items():
-        print(f"{name:8s} {text}")
+        for k, line in enumerate(text.splitlines()):
+            print(textwrap.fill(line, 78, initial_indent=f"{name if k == 0 else '':8s} ",
+                                subsequent_indent=" " * 11))
     print("\nshipped policies (spec ppo:policy=NAME):")
     for name, meta in shipped_policies().items():
         arch = "-".join(str(n) for n in (meta["observation_size"], *meta["net_arch"], meta["num_actions"]))

@@ -16,7 +16,7 @@ from .cards import face_text
 from .core import batch, rules
 from .core.dispatch import FastCall
 from .core.state import (
-    BONUS_NAMES, END_NAMES, EVENT_HAND_OVER, LOC_DISCARD, LOC_FACEDOWN, LOC_HAND, LOC_STOCK, LOC_TABLE,
+    BONUS_NAMES, END_NAMES, END_WENT_OUT, EVENT_HAND_OVER, LOC_DISCARD, LOC_FACEDOWN, LOC_HAND, LOC_STOCK, LOC_TABLE,
     MELD_EMPTY, PHASE_GAME_OVER, PHASE_HAND_OVER, PHASE_NAMES,
 )
 from .variant import ActionError, Variant
@@ -45,6 +45,21 @@ class HandSummary:
 
     def as_dict(self) -> dict:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
+
+    @property
+    def went_out(self) -> bool:
+        """Whether a seat ended the hand by going out (GE-9): then that is the hand's result,
+        every seat scoring its own melds and hand, and no one is a winner by points."""
+        return self.end == END_NAMES[END_WENT_OUT]
+
+    def outcome(self, names=None) -> str:
+        """Who the hand went to, in words (``names[p]`` names seat ``p``, default ``P0`` ...):
+        ``P1 went out`` (:attr:`went_out`), else ``Hand winner: P0`` (the seat the scoring
+        favours, MR-12) or ``Hand winner: nobody``."""
+        name = (lambda p: f"P{p}") if names is None else names.__getitem__
+        if self.went_out:
+            return f"{name(self.ender)} went out"
+        return f"Hand winner: {name(self.winner) if self.winner >= 0 else 'nobody'}"
 
 
 MAX_TOTAL = 10**9          # game totals settable at reset: |total| <= this (int32 field)

@@ -26,7 +26,7 @@ import numpy as np
 from . import registry
 from .cards import CardError
 from .config import ConfigError
-from .core.state import EVENT_NONE, LOC_FACEDOWN
+from .core.state import EVENT_NONE, LOC_FACEDOWN, PHASE_GAME_OVER
 from .game import Game, IllegalActionError
 from .registry import variant_names  # noqa: F401  -- read from here before the registry existed
 from .variant import ActionError, Variant
@@ -205,26 +205,35 @@ def deal_line(game: Game, index: int = 0, viewer: int | None = None) -> str:
 
 
 def hand_result_lines(game: Game, index: int = 0) -> list[str]:
-    """How the hand ended, the hands and face-down cards it ended with (shown to all) and
-    the scores; ``game`` holds the position where the hand ended."""
+    """How the hand ended, the hands and face-down cards it ended with (shown to all), the
+    scores and who the hand went to; ``game`` holds the position where the hand ended."""
     h = game.summary(index)
     deck = game.variant.deck
     held = "; ".join(f"P{p} {deck.cards_text(game.hand(index, p)) or '(none)'}"
                      for p in range(len(h.credit)))
     facedown = np.flatnonzero(game.states[index]["loc"] == LOC_FACEDOWN)
-    lines = [f"Hand ends by {h.end} (P{h.ender}).",
+    lines = [f"Hand ends by {h.end}" + (f" (P{h.ender})." if h.ender >= 0 else "."),
              f"  Hands: {held}." + (f" Face down: {deck.cards_text(facedown)}." if len(facedown) else "")]
     for p in range(len(h.credit)):
         lines.append(f"  P{p}: credit {h.credit[p]}, deadwood {h.deadwood[p]}, standard "
                      f"{h.standard_points[p]}, bonus {h.bonus[p]}, hand {h.hand_points[p]:+d}, "
                      f"total {h.totals[p]}")
-    who = f"P{h.winner}" if h.winner >= 0 else "nobody"
     extra = f" Bonuses: {', '.join(h.bonus_kinds)}." if h.bonus_kinds else ""
-    lines.append(f"  Hand winner: {who}.{extra}")
-    if h.game_winner >= 0:
-        lines.append(f"Game over: P{h.game_winner} wins {h.totals[h.game_winner]} to "
-                     f"{min(h.totals)}.")
+    lines.append(f"  {h.outcome()}.{extra}")
+    if game.states[index]["phase"] == PHASE_GAME_OVER:
+        lines.append(game_over_line(h))
     return lines
+
+
+def game_over_line(h) -> str:
+    """The end of the game: the winner's total against the others' (seat order), or the
+    seats that share the highest total (GE-9: no single winner)."""
+    totals = h.totals
+    if h.game_winner >= 0:
+        others = ", ".join(str(t) for p, t in enumerate(totals) if p != h.game_winner)
+        return f"Game over: P{h.game_winner} wins {totals[h.game_winner]} to {others}."
+    leaders = " and ".join(f"P{p}" for p, t in enumerate(totals) if t == max(totals))
+    return f"Game over: {leaders} share the highest total, {max(totals)}."
 
 
 def replay(record: GameRecord, watch=None) -> tuple[Game, list[str]]:

@@ -28,6 +28,9 @@ def test_help(argv, capsys):
     (["bogus"], "invalid choice"),
     (["tournament", "--variant", "canasta"], "invalid choice"),
     (["tournament", "--schedule", "swiss"], "invalid choice"),
+    (["play", "--seat", "x"], "expected a seat number or 'none'"),
+    (["play", "--seat", "-1"], "expected a seat number (0, 1, ...) or 'none'"),
+    (["play", "--players", "1"], "seat count of 2 or more"),
 ])
 def test_bad_arguments_exit_2(argv, message, capsys):
     with pytest.raises(SystemExit) as exc:
@@ -40,7 +43,7 @@ def test_unknown_agent_is_a_clear_error(tmp_path):
     with pytest.raises(SystemExit, match="unknown agent 'nosuch'"):
         main(["tournament", "--agents", "random", "nosuch", "--out", str(tmp_path)])
     with pytest.raises(SystemExit, match="unknown agent"):
-        main(["play", "--p0", "nosuch", "--p1", "greedy"])
+        main(["play", "--agents", "nosuch"])
 
 
 def test_tournament_prints_the_table(tmp_path, capsys):
@@ -118,7 +121,7 @@ def test_gin_ladder_tournament(tmp_path, capsys):
 
 def test_play_record_and_replay(tmp_path, capsys):
     rec = tmp_path / "hand.json"
-    assert main(["play", "--p0", "greedy", "--p1", "rules", "--seed", "4",
+    assert main(["play", "--seat", "none", "--agents", "greedy", "rules", "--seed", "4",
                  "--record", str(rec)]) == 0
     log = capsys.readouterr().out
     assert "Hand ends by" in log and json.loads(rec.read_text())["players"] == ["greedy", "rules"]
@@ -133,9 +136,9 @@ def test_play_record_and_replay(tmp_path, capsys):
 # -- play with a human seat: its view, input that ends, the record --------------------------
 
 def play_human(monkeypatch, stdin, *extra):
-    """``play --p0 human --p1 greedy --seed 7`` with ``stdin`` as the keyboard."""
+    """``play --agents greedy --seed 7`` (you at seat 0) with ``stdin`` as the keyboard."""
     monkeypatch.setattr("sys.stdin", stdin)
-    return main(["play", "--p0", "human", "--p1", "greedy", "--seed", "7", *extra])
+    return main(["play", "--agents", "greedy", "--seed", "7", *extra])
 
 
 def test_play_shows_the_human_only_its_own_cards(monkeypatch, capsys, tmp_path):
@@ -197,7 +200,8 @@ def test_interrupt_saves_the_unfinished_record(monkeypatch, capsys, tmp_path):
 
 def test_replaying_a_cut_short_record_says_so(tmp_path, capsys):
     rec = tmp_path / "hand.json"
-    assert main(["play", "--p0", "greedy", "--p1", "greedy", "--seed", "3", "--record", str(rec)]) == 0
+    assert main(["play", "--seat", "none", "--agents", "greedy", "--seed", "3", "--record",
+                 str(rec)]) == 0
     data = json.loads(rec.read_text())
     data["actions"] = data["actions"][:5]
     rec.write_text(json.dumps(data))
@@ -207,19 +211,88 @@ def test_replaying_a_cut_short_record_says_so(tmp_path, capsys):
                                    "actions and not marked unfinished")
 
 
+# -- play at N seats: a human at any seat, the others' view, errors --------------------------
+
+@pytest.mark.parametrize("argv, seat, specs, dealt", [
+    (["--variant", "german", "--seat", "2", "--agents", "greedy", "rules", "random"], 2,
+     ["greedy", "rules", "human", "random"], 13),
+    (["--variant", "german", "--players", "3", "--seat", "1", "--agents", "greedy"], 1,
+     ["greedy", "human", "greedy"], 13),
+    (["--variant", "gin", "--seat", "1", "--agents", "rules"], 1, ["rules", "human"], 10),
+], ids=["german4", "german3", "gin"])
+def test_play_seats_you_at_any_seat_against_the_others(argv, seat, specs, dealt, monkeypatch,
+                                                         capsys, tmp_path):
+    rec = tmp_path / "game.json"
+    monkeypatch.setattr("sys.stdin", io.StringIO("0\n" * 3000))
+    assert main(["play", *argv, "--seed", "5", "--record", str(rec)]) == 0
+    out = capsys.readouterr().out
+    seats = len(specs)
+    others = [(seat + k) % seats for k in range(1, seats)]
+    deal = out.splitlines()[0]                      # your cards, the others' hand sizes
+    assert all(f"P{q}: {dealt} cards" in deal for q in others)
+    assert re.search(rf"P{seat}: (\w\w ){{{dealt - 1}}}\w\w[;.]", deal)
+    # each prompt lists the other seats, from the next one on, with their hand sizes
+    prompts = re.findall(r"^--- P(\d) \(you\).*?^your hand:", out, re.M | re.S)
+    assert prompts and set(prompts) == {str(seat)}
+    first = out[out.index("--- P"):out.index("your hand:")]
+    assert [int(q) for q in re.findall(r"^P(\d): \d+ card\(s\)", first, re.M)] == others
+    assert json.loads(rec.read_text())["players"] == specs
+    assert main(["replay", str(rec)]) == 0
+    replayed = capsys.readouterr().out
+    assert out.splitlines()[-2] == replayed.splitlines()[-1]     # the same end ...
+    draw = f"P{others[0]}: draw stock ("
+    assert draw in replayed and draw not in out                   # ... and every card
+
+
+def test_hot_seat_at_german_shows_only_public_cards(monkeypatch, capsys):
+    monkeypatch.setattr("sys.stdin", io.StringIO("0\n" * 3000))
+    assert main(["play", "--variant", "german", "--players", "3", "--agents", "human", "rules",
+                 "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "P0: 13 cards; P1: 13 cards; P2: 13 cards." in out.splitlines()[0]
+    assert {"--- P0 (you)", "--- P1 (you)"} <= set(re.findall(r"^--- P\d \(you\)", out, re.M))
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--seat", "2"], "error: --seat 2 is not a seat of mountain with 2 seats (0..1)"),
+    (["--variant", "german", "--seat", "4"],
+     "error: --seat 4 is not a seat of german with 4 seats (0..3); --players sets the seat count"),
+    (["--agents", "greedy", "rules"],
+     "error: mountain with 2 seats, you at seat 0, needs one agent in --agents (for seat 1), "
+     "got 2"),
+    (["--variant", "german", "--agents", "rules", "greedy"],
+     "error: german with 4 seats, you at seat 0, needs 3 agents in --agents (seats 1, 2, 3 in "
+     "order) or one for all of them, got 2; --players sets the seat count"),
+    (["--variant", "german", "--players", "3", "--seat", "2", "--agents", "a", "b", "c"],
+     "needs 2 agents in --agents (seats 0, 1 in order)"),
+    (["--seat", "none", "--agents", "greedy", "rules", "random"],
+     "error: mountain with 2 seats needs 2 agents in --agents (seats 0, 1 in order) or one for "
+     "all of them, got 3"),
+    (["--variant", "gin", "--players", "3"], "error: bad --players 3: gin is played by 2 seats"),
+    (["--variant", "german", "--players", "7"], "num_players must be in 2..6"),
+    (["--variant", "german", "--target", "300"], "error: --target: german has no target score"),
+    (["--variant", "german", "--agents", "nosuch"], "unknown agent 'nosuch'"),
+])
+def test_bad_seats_and_agents_are_one_error_line(argv, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["play", *argv, "--seed", "1"])
+    assert message in one_error_line(exc)
+    assert capsys.readouterr().out == ""                       # nothing was played
+
+
 @pytest.mark.parametrize("where", ["missing/hand.json", "folder", "file.txt/hand.json"])
 def test_record_path_is_checked_before_play(where, tmp_path, capsys):
     (tmp_path / "folder").mkdir()
     (tmp_path / "file.txt").write_text("")
     with pytest.raises(SystemExit) as exc:
-        main(["play", "--p0", "greedy", "--p1", "greedy", "--record", str(tmp_path / where)])
+        main(["play", "--seat", "none", "--agents", "greedy", "--record", str(tmp_path / where)])
     assert one_error_line(exc).startswith(f"error: cannot write --record {tmp_path / where}: ")
     assert "Hand 1" not in capsys.readouterr().out               # nothing was played
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file.txt", "folder"]
 
 
 @pytest.mark.parametrize("argv", [
-    ["play", "--variant", "gin", "--p0", "ppo:policy=mountain", "--p1", "greedy"],
+    ["play", "--variant", "gin", "--agents", "ppo:policy=mountain"],
     ["tournament", "--variant", "gin", "--agents", "ppo:policy=mountain", "greedy"],
 ])
 def test_a_mountain_policy_on_gin_is_an_error_line(argv, tmp_path):
@@ -233,9 +306,22 @@ def test_a_policy_on_other_options_is_an_error_line(tmp_path):
     pytest.importorskip("torch")
     rec = tmp_path / "hand.json"
     with pytest.raises(SystemExit) as exc:
-        main(["play", "--p0", "ppo:policy=mountain", "--p1", "greedy", "--seed", "1",
+        main(["play", "--seat", "none", "--agents", "ppo:policy=mountain", "greedy", "--seed", "1",
               "--options", '{"num_jokers": 1}', "--record", str(rec)])
     assert "trained for variant 'mountain' (observation size 1809" in one_error_line(exc)
+
+
+def test_agents_describes_each_strategy_of_a_name(capsys):
+    """``greedy``, ``rules`` and ``search`` play Mountain, Gin and German each with a class of
+    its own: the list says what each does in each variant."""
+    assert main(["agents"]) == 0
+    out = capsys.readouterr().out
+    entries = dict(re.findall(r"^(\w+) +(.*?)(?=^\w|\n\n)", out, re.M | re.S))
+    for name in ("greedy", "rules", "search"):
+        lines = " ".join(entries[name].split())
+        said = re.findall(r"(?:^|\s)(mountain|gin|german): ", lines)
+        assert said == ["mountain", "gin", "german"], (name, lines)
+    assert "Base Camp or knock" in entries["greedy"] and "joins a meld" in entries["greedy"]
 
 
 def test_agents_lists_the_shipped_policies(capsys):

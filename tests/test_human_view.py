@@ -5,8 +5,10 @@ with human agents whose keyboards are scripted: a greedy or random player types 
 its text or its number, with bad input now and then. Every text printed -- log lines and the
 human's prompts -- is checked at the moment it is printed against the seat's observation
 (``envs.observation``: a card is known unless it lies in the ``UNSEEN`` plane), up to the
-end-of-hand reveal. With two humans (hot seat) the log is checked against what both seats
-know and each prompt against its own seat.
+end-of-hand reveal; with German's two decks a card's name stands for either copy, so a name
+needs a known copy. The prompts' line per other seat is checked against that seat's hand
+size. With two humans (hot seat) the log is checked against what both seats know and each
+prompt against its own seat.
 """
 
 from __future__ import annotations
@@ -18,23 +20,39 @@ import pytest
 
 from agents import make_agent
 from experiments.play import play_recorded
-from mountain_rummy_env import gin_variant, mountain_variant, player_view
-from mountain_rummy_env.core.state import LOC_TABLE
-from mountain_rummy_env.envs.observation import P_UNSEEN, encode_observations, observation_size
+from mountain_rummy_env import german_variant, gin_variant, mountain_variant, player_view
+from mountain_rummy_env.core.state import LOC_HAND, LOC_TABLE
+from mountain_rummy_env.envs.observation import (
+    P_OBLIGATION, P_UNSEEN, encode_observations, observation_size,
+)
 from mountain_rummy_env.records import PUBLIC, Recorder
 
 # a card name: a natural card, a joker (``XX``, ``XX#2``) or a joker's declared face (``XX=7H``)
 CARD = re.compile(r"(?<![\w=#])(XX=[A2-9TJQK][CDHS]|XX(?:#\d)?|[A2-9TJQK][CDHS])(?!\w)")
 
 
+def card_names(text: str) -> list[str]:
+    """The card names in ``text``; after bad input, the examples of the move forms that
+    follow ``forms:`` are fixed texts, no real card."""
+    return CARD.findall(text.split("; forms: ")[0])
+
+
+SEAT_LINE = re.compile(r"P(\d): (\d+) card\(s\)")   # a prompt's line for another seat
+HAND_SIZE = {"mountain": 13, "gin": 10, "german": 13}
+
+
 def known_cards(game, seats) -> np.ndarray:
-    """Per card id: whether every seat in ``seats`` knows it, by its observation."""
+    """Per card id: whether every seat in ``seats`` knows it, by its observation: a card out
+    of the ``UNSEEN`` plane, or the card the player to move must use next (the ``OBLIGATION``
+    plane; GE-6: the joker a swap freed, which every seat saw leave the table)."""
     v = game.variant
     n = v.deck.num_cards
     obs = np.zeros((len(seats), observation_size(v)), np.float32)
     encode_observations(np.repeat(game.states[:1], len(seats)), v.spec,
                         np.array(seats, np.int64), obs)
-    return (obs[:, P_UNSEEN * n:(P_UNSEEN + 1) * n] == 0).all(axis=0)
+    seen = obs[:, P_UNSEEN * n:(P_UNSEEN + 1) * n] == 0
+    owed = obs[:, P_OBLIGATION * n:(P_OBLIGATION + 1) * n] == 1
+    return (seen | owed).all(axis=0)
 
 
 class Screen:
@@ -64,22 +82,27 @@ class Screen:
         self.write("\n")
 
     def check(self, text: str) -> None:
-        text = text.split("; forms: ")[0]      # after bad input: fixed examples, no real card
         known = known_cards(self.game, self.seats)
         deck = self.game.variant.deck
         jokers = np.arange(deck.num_naturals, deck.num_cards)
         in_play = self.game.states[0]["loc"][jokers] != LOC_TABLE
         bare = 0
-        for token in CARD.findall(text):
+        for token in card_names(text):
             if token.startswith("XX="):        # a declared face: needs a joker the seats know
                 assert known[jokers].any(), f"{token} in {text!r}: no joker known to {self.seats}"
             elif token.startswith("XX"):
                 bare += 1
             else:
-                card = deck.parse_cards(token)[0]
-                assert known[card], f"{token} in {text!r} is hidden from seat(s) {self.seats}"
+                faces = self.game.variant.spec.card_face
+                face = faces[deck.parse_cards(token)[0]]
+                assert known[faces == face].any(), \
+                    f"{token} in {text!r} is hidden from seat(s) {self.seats}"
         assert bare <= int((known[jokers] & in_play).sum()), \
             f"{text!r} names {bare} joker(s) off the table; seat(s) {self.seats} know fewer"
+        seat = SEAT_LINE.match(text)
+        if seat:
+            q, size = map(int, seat.groups())
+            assert (self.game.states[0]["loc"] == LOC_HAND + q).sum() == size, text
 
 
 class Keyboard:
@@ -121,8 +144,22 @@ def play_watched(variant, seed, specs, brains, viewer):
     return rec, log, screens
 
 
-def opponent_draws(texts, seat):
-    return [t for t in texts if t.startswith(f"P{1 - seat}: draw stock")]
+def other_draws(texts, seat):
+    """The lines of the other seats' stock draws."""
+    return [t for t in texts if re.match(rf"P[^{seat}]: draw stock", t)]
+
+
+def seat_lines(texts):
+    """Per prompt, the seats it lists in its lines for the other seats, in printed order."""
+    prompts, seats = [], []
+    for t in texts:
+        if t.startswith("--- P"):
+            seats = []
+        elif SEAT_LINE.match(t):
+            seats.append(int(t[1]))
+        elif t.startswith("your hand:"):
+            prompts.append(seats)
+    return prompts
 
 
 @pytest.mark.parametrize("variant, seed, seat, opponent, brain", [
@@ -133,24 +170,56 @@ def opponent_draws(texts, seat):
     (mountain_variant(episode="game", target_score=250), 5, 0, "greedy", "greedy"),
     (gin_variant(), 1, 0, "greedy", "greedy"),
     (gin_variant(), 2, 1, "rules", "random"),
-], ids=["mountain-1", "mountain-2", "mountain-3", "mountain-4", "mountain-game", "gin-1", "gin-2"])
+    (german_variant(), 1, 0, "greedy", "greedy"),
+    (german_variant(), 2, 2, "rules", "greedy"),
+    (german_variant(num_players=3), 3, 1, "greedy", "random"),
+    (german_variant(num_players=6), 4, 5, "rules", "greedy"),
+], ids=["mountain-1", "mountain-2", "mountain-3", "mountain-4", "mountain-game", "gin-1", "gin-2",
+        "german4-1", "german4-2", "german3", "german6"])
 def test_a_human_seat_sees_only_what_it_may_know(variant, seed, seat, opponent, brain):
-    specs = [opponent, opponent]
+    seats = variant.num_players
+    specs = [opponent] * seats
     specs[seat] = "human"
     rec, log, _ = play_watched(variant, seed, specs, {seat: brain}, viewer=seat)
     assert rec.game.done(0)
     texts = log.checked
     assert any(t.startswith("legal moves:") for t in texts)          # the prompts were checked
-    assert f"P{1 - seat}: {13 if variant.name == 'mountain' else 10} cards" in texts[0]
-    # each stock draw of the opponent is shown, without its card; the full log names it
-    draws = opponent_draws(texts, seat)
-    assert len(draws) == len(opponent_draws(rec.log, seat))
-    assert all(t == f"P{1 - seat}: draw stock" for t in draws)
-    assert all(line.endswith(")") for line in opponent_draws(rec.log, seat))
+    others = [(seat + k) % seats for k in range(1, seats)]
+    for q in others:
+        assert f"P{q}: {HAND_SIZE[variant.name]} cards" in texts[0]
+    # every prompt lists every other seat, the next one first
+    assert seat_lines(texts) and all(listed == others for listed in seat_lines(texts))
+    # each stock draw of another seat is shown, without its card; the full log names it
+    draws = other_draws(texts, seat)
+    assert len(draws) == len(other_draws(rec.log, seat))
+    assert all(re.fullmatch(r"P\d: draw stock", t) for t in draws)
+    assert all(line.endswith(")") for line in other_draws(rec.log, seat))
     assert any(t.startswith(f"P{seat}: draw stock (") for t in texts)  # its own draws: named
     ends = [k for k, line in enumerate(rec.view_log) if line.startswith("Hand ends by")]
     assert all(rec.view_log[k + 1].startswith("  Hands: ") for k in ends)
     assert len(ends) > 1 if variant.config.episode == "game" else len(ends) == 1
+
+
+def test_the_german_log_hides_every_card_another_seat_holds_unseen():
+    """GE-1 .. GE-9 at 4 seats: the cards the other seats end the hand with, never taken from
+    the pile, are not named to the human before the reveal (with two decks a name stands for
+    both copies: checked for the faces whose two copies are such cards), though the full
+    log names them."""
+    variant = german_variant()
+    deck, faces = variant.deck, variant.spec.card_face
+    for seed in range(10, 30):
+        rec, log, _ = play_watched(variant, seed, ["greedy", "human", "rules", "greedy"],
+                                   {1: "random"}, viewer=1)
+        s = rec.game.states[0]
+        unseen = (s["loc"] >= LOC_HAND) & (s["loc"] != LOC_HAND + 1) & (s["public"] == 0)
+        hidden = {deck.card_text(c) for c in range(deck.num_naturals)
+                  if unseen[faces == faces[c]].all()}
+        if hidden:
+            break
+    else:
+        pytest.fail("no hand of seeds 10..29 ended with both copies of a face hidden")
+    assert hidden.isdisjoint(name for text in log.checked for name in card_names(text))
+    assert hidden <= set(card_names(" ".join(rec.log)))
 
 
 def test_hot_seat_log_shows_only_public_cards():
@@ -164,10 +233,15 @@ def test_hot_seat_log_shows_only_public_cards():
         assert any(t.startswith("your hand:") for t in screen.checked), seat
 
 
-def test_the_check_catches_a_full_log():
+@pytest.mark.parametrize("variant, specs", [
+    (mountain_variant(), ["human", "greedy"]),
+    (german_variant(), ["greedy", "greedy", "human", "greedy"]),
+], ids=["mountain", "german4"])
+def test_the_check_catches_a_full_log(variant, specs):
     """The checker is not vacuous: the full log (``--reveal``) printed to a seat fails it."""
+    seat = specs.index("human")
     with pytest.raises(AssertionError, match="hidden from seat"):
-        play_watched(mountain_variant(), 1, ["human", "greedy"], {0: "greedy"}, viewer=None)
+        play_watched(variant, 1, specs, {seat: "greedy"}, viewer=None)
 
 
 def test_face_down_cards_stay_hidden_until_the_reveal():

@@ -1,11 +1,13 @@
 """Game records: JSON round trip, exact replay across hands, and clear errors for bad records."""
 
+import dataclasses
 import json
 
 import numpy as np
 import pytest
 
-from mountain_rummy_env.records import GameRecord, Recorder, RecordError, replay
+from mountain_rummy_env.records import GameRecord, Recorder, RecordError, game_over_line, replay
+from mountain_rummy_env.variants.german import german_variant
 from mountain_rummy_env.variants.mountain import mountain_variant
 
 
@@ -79,6 +81,40 @@ def test_format_1_record_still_replays():
     data["format"] = "mountain-rummy-record/1"
     game, log = replay(GameRecord.from_json(json.dumps(data)))
     assert log == rec.log
+
+
+def play_greedy(variant, seed):
+    """A game of ``variant`` recorded with greedy agents in every seat."""
+    from agents import make_agent
+    from experiments.play import play_recorded
+
+    rec = Recorder(variant, seed)
+    play_recorded(rec, [make_agent("greedy", seed=seat, variant=variant.name)
+                        for seat in range(variant.num_players)], out=lambda line: None)
+    return rec
+
+
+def test_ge9_a_german_log_names_who_went_out_not_a_hand_winner():
+    """GE-9: a German hand ends when a seat goes out, and every seat scores its own melds
+    less its hand: the log names who went out; a hand nobody went out of (GE-8, here
+    ``max_turns``) has no winner; the game's end sets the highest total against the others'
+    (or names the seats that share it)."""
+    rec = play_greedy(german_variant(), 1)
+    h = rec.game.summary(0)
+    assert h.end == "went out" and f"Hand ends by went out (P{h.ender})." in rec.log
+    assert rec.log[-1] == f"  P{h.ender} went out."
+    assert not any("Hand winner" in line for line in rec.log)
+
+    rec = play_greedy(german_variant(max_turns=8), 1)
+    assert "Hand ends by exhausted." in rec.log and rec.log[-1] == "  Hand winner: nobody."
+
+    rec = play_greedy(german_variant(num_players=3, episode="game"), 2)
+    h = rec.game.summary(0)
+    assert h.game_winner >= 0 and max(h.totals) == h.totals[h.game_winner]
+    others = ", ".join(str(t) for p, t in enumerate(h.totals) if p != h.game_winner)
+    assert rec.log[-1] == f"Game over: P{h.game_winner} wins {h.totals[h.game_winner]} to {others}."
+    shared = dataclasses.replace(h, totals=(90, 40, 90), game_winner=-1)
+    assert game_over_line(shared) == "Game over: P0 and P2 share the highest total, 90."
 
 
 def test_log_is_readable():

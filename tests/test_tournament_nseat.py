@@ -354,8 +354,3 @@ def test_help_documents_players_and_rotations(capsys):
                    "per cyclic rotation", "all each deal is played once per order",
                    "--players 4 --agents random random greedy greedy is one table"):
         assert phrase in text, phrase
-
-
-def test_play_refuses_a_variant_set_for_more_seats():
-    with pytest.raises(SystemExit, match="play seats two agents .* german is set for 4 seats"):
-        main(["play", "--variant", "german", "--p0", "random", "--p1", "random"])

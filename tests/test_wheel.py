@@ -63,6 +63,6 @@ def test_the_wheel_runs_the_main_job_and_a_shipped_policy(tmp_path):
 
     listed = run(["mountain-rummy", "agents"], **kw)
     assert "plays mountain" in listed
-    out = run(["mountain-rummy", "play", "--p0", "ppo:policy=mountain", "--p1", "greedy",
-               "--seed", "1"], **kw)
+    out = run(["mountain-rummy", "play", "--seat", "none", "--agents", "ppo:policy=mountain",
+               "greedy", "--seed", "1"], **kw)
     assert "Hand ends by" in out

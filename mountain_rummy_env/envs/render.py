@@ -69,8 +69,9 @@ def render_text(game, index: int = 0, names=None, max_moves: int = 60) -> str:
         lines.append(f"Legal moves for {names[cur]} ({len(legal)}): " + ", ".join(texts) + more)
     if phase > 2 or int(s["h_end_kind"]) != 0:
         sm = game.summary(index)
-        lines.append(f"Last hand: {sm.end} by {names[sm.ender] if sm.ender >= 0 else '-'}, winner "
-                     f"{names[sm.winner] if sm.winner >= 0 else 'none'}; points "
+        by = f" by {names[sm.ender]}" if sm.ender >= 0 else ""
+        ended = "" if sm.went_out else f"{sm.end}{by}; "    # going out names who did, below
+        lines.append(f"Last hand: {ended}{sm.outcome(names)}; points "
                      + ", ".join(f"{names[p]} {sm.hand_points[p]}" for p in range(n))
                      + (f"; bonuses: {', '.join(sm.bonus_kinds)}" if sm.bonus_kinds else ""))
         if sm.game_winner >= 0:

@@ -376,12 +376,12 @@ def _from_factory(factory, target: str, raw: dict, seed, kwargs) -> Agent:
     of its default or annotation, else kept as text) and ``seed`` when it takes one; an
     object that is an :class:`Agent` is used as it is, any other with ``act(view, mask)``
     is wrapped (:class:`PluggedAgent`)."""
-    if not callable(factory):
-        raise AgentSpecError(f"{target} is a {type(factory).__name__}, not a class or factory "
-                             f"of agents")
     if not isinstance(factory, type) and callable(getattr(factory, "act", None)):
         raise AgentSpecError(f"{target} is an agent object, not a class or factory; name its "
                              f"class, so every seat and every hand gets an agent of its own")
+    if not callable(factory):
+        raise AgentSpecError(f"{target} is a {type(factory).__name__}, not a class or factory "
+                             f"of agents")
     types, takes_seed, any_keyword = _param_types(factory)
     params = {}
     for key, value in raw.items():

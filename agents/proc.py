@@ -28,7 +28,6 @@ import shlex
 import shutil
 import subprocess
 import threading
-import time
 from dataclasses import asdict
 
 import numpy as np
@@ -147,7 +146,7 @@ class ProcAgent(Agent):
         reply = self._receive(seconds, "its action")
         action = reply.get("action") if isinstance(reply, dict) else None
         if isinstance(action, bool) or not isinstance(action, int):
-            self.close()
+            self.close(wait=0)
             raise AgentFault("garbage", f"answered {_short(reply)} where "
                                         f'{{"action": ID}} was due')
         return action
@@ -156,8 +155,9 @@ class ProcAgent(Agent):
         """The message for one decision (:func:`view_message`)."""
         return view_message(view, mask)
 
-    def close(self) -> None:
-        """End the process: close its stdin, give it ``EXIT_SECONDS`` to exit, then kill it."""
+    def close(self, wait: float = EXIT_SECONDS) -> None:
+        """End the process: close its stdin, give it ``wait`` seconds to exit, then kill it
+        (a process that broke the rules gets no time)."""
         proc, self._proc = self._proc, None
         if proc is None:
             return
@@ -166,7 +166,7 @@ class ProcAgent(Agent):
         except OSError:
             pass
         try:
-            proc.wait(EXIT_SECONDS)
+            proc.wait(wait)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
@@ -189,18 +189,20 @@ class ProcAgent(Agent):
         self._proc, self._lines = proc, queue.Queue()
         self._stderr = collections.deque(maxlen=20)
         threading.Thread(target=_pump, args=(proc.stdout, self._lines.put), daemon=True).start()
-        threading.Thread(target=_pump, args=(proc.stderr, self._stderr.append), daemon=True).start()
+        self._stderr_pump = threading.Thread(target=_pump, args=(proc.stderr, self._stderr.append),
+                                             daemon=True)
+        self._stderr_pump.start()
         try:
             self._send(hello)
             reply = self._receive(self.start_seconds, "the hello")
         except AgentFault as fault:
             raise AgentFault("start", fault.detail) from None
         if not (isinstance(reply, dict) and reply.get("type") == "ready"):
-            self.close()
+            self.close(wait=0)
             raise AgentFault("start", f'answered the hello with {_short(reply)}, not '
                                       f'{{"type": "ready"}}')
         if reply.get("protocol", PROTOCOL) != PROTOCOL:
-            self.close()
+            self.close(wait=0)
             raise AgentFault("start", f"speaks protocol {reply['protocol']!r}; this harness "
                                       f"speaks {PROTOCOL}")
 
@@ -215,14 +217,14 @@ class ProcAgent(Agent):
         try:
             line = self._lines.get(timeout=seconds)
         except queue.Empty:
-            self.close()
+            self.close(wait=0)
             raise AgentFault("timeout", f"no answer within {seconds:g} s to {what}") from None
         if line is None:
             raise self._gone(f"before answering {what}")
         try:
             return json.loads(line)
         except json.JSONDecodeError:
-            self.close()
+            self.close(wait=0)
             raise AgentFault("garbage", f"answered {line.strip()[:80]!r} to {what}, "
                                         f"not a JSON line") from None
 
@@ -231,10 +233,10 @@ class ProcAgent(Agent):
         proc = self._proc
         try:
             code = proc.wait(EXIT_SECONDS)
+            self._stderr_pump.join(EXIT_SECONDS)     # its last lines name the crash
         except subprocess.TimeoutExpired:
             code = None
-        time.sleep(0.01)                     # let the stderr pump catch the last lines
-        self.close()
+        self.close(wait=0)
         tail = next((s.strip() for s in reversed(self._stderr) if s and s.strip()), "")
         exit_text = "closed its output" if code is None else f"exited with code {code}"
         return AgentFault("crash", f"{exit_text} {when}" + (f": {tail[:160]}" if tail else ""))

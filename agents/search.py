@@ -17,7 +17,7 @@ the rules player.
 
 from __future__ import annotations
 
-import time
+from time import perf_counter
 
 import numpy as np
 
@@ -241,15 +241,15 @@ class MonteCarloSearch:
         return True
 
     def samples(self, view, mask, cands, n: int, until: float | None = None) -> np.ndarray:
-        """:meth:`rollouts` on ``n`` samples; with ``until`` (a ``time.perf_counter``
+        """:meth:`rollouts` on ``n`` samples; with ``until`` (a ``perf_counter``
         reading) on as many as fit before it instead: two first, timed, then one batch
         sized by their cost (so at least two, and a little over ``until`` at worst)."""
         if until is None:
             return self.rollouts(view, mask, cands, n)
-        begun = time.perf_counter()
+        begun = perf_counter()
         first = self.rollouts(view, mask, cands, 2)
-        each = (time.perf_counter() - begun) / 2
-        more = min(int((until - time.perf_counter()) / max(each, 1e-9)), self.MAX_TIMED_SAMPLES)
+        each = (perf_counter() - begun) / 2
+        more = min(int((until - perf_counter()) / max(each, 1e-9)), self.MAX_TIMED_SAMPLES)
         if more < 1:
             return first
         return np.concatenate([first, self.rollouts(view, mask, cands, more)])
@@ -261,7 +261,7 @@ class MonteCarloSearch:
         screen's winner's curse (the luckiest of several equal candidates) out of the test.
         With ``seconds``, half the time screens and the rest duels."""
         k = len(cands)
-        begun = time.perf_counter()
+        begun = perf_counter()
         timed = self.seconds > 0
         screen = self.samples(view, mask, cands, max(2, self.budget // (2 * k)),
                               begun + self.seconds / 2 if timed else None)

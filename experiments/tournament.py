@@ -25,6 +25,8 @@ fed every play's places, with the support for each order from a bootstrap over d
 
 Every decision is timed and every agent refereed (:class:`~experiments.play.Referee`): the
 report gives each agent's mean and 95th-percentile time per decision, and the forfeits.
+Each worker first plays one hand of a table untimed and unrecorded (:func:`warm_up`), so
+that code compiled on first use is not counted.
 With time limits (``move_limit``, ``hand_limit``) an agent that takes longer, like one
 that crashes or plays an illegal or unreadable move, forfeits the hand: a ``random``
 stand-in plays its seat's moves from there, so the hand ends on the same cards and the
@@ -239,6 +241,19 @@ class TournamentConfig:
 # -- the worker side ---------------------------------------------------------------------
 
 _WORKER: dict = {}
+WARM_UP_SEED = 2**31 - 1     # the deal of each worker's untimed first hand of a table
+
+
+def warm_up(game, table) -> None:
+    """Play one hand of ``table`` untimed and unrecorded, so that compiling on first use
+    (numba) counts neither against a time limit nor in the decision times; a program
+    (``proc:``) starts afresh every hand, so ``random`` sits in for it here."""
+    from agents import make_agent
+    from agents.base import read_spec
+
+    agents = [make_agent("random" if read_spec(spec).kind == "proc" else spec, seed=0)
+              for spec in table]
+    play_hand(game, agents, seed=WARM_UP_SEED, referee=Referee())
 
 
 def _agent_seed(base: int, deal: int, spec: str, seat: int) -> list[int]:
@@ -270,6 +285,10 @@ def play_table(cfg_dict: dict, table, deal: int) -> dict:
         variant = make_variant(cfg_dict["variant"], **cfg_dict["variant_options"])
         _WORKER[key] = (variant, Game(variant, 1))
     variant, game = _WORKER[key]
+    warmed = _WORKER.setdefault("warmed", set())
+    if (key, tuple(table)) not in warmed:
+        warmed.add((key, tuple(table)))
+        warm_up(game, table)
     table = list(table)
     n = variant.num_players
     if len(table) != n:

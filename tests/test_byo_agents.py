@@ -166,6 +166,20 @@ def test_an_installed_packages_agent_is_listed_and_enters_a_tournament(installed
                  "--out", str(installed / "cli")]) == 0
 
 
+def test_the_documented_example_enters_a_tournament(tmp_path, monkeypatch):
+    """The agent of docs/your_agent.md, saved as the module it says, plays as it says."""
+    page = (ROOT / "docs" / "your_agent.md").read_text()
+    (tmp_path / "my_agents.py").write_text(re.search(r"```python\n(.*?)```", page, re.S).group(1))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        assert main(["tournament", "--variant", "gin", "--agents", "my_agents:Lowest:skip=1",
+                     "rules", "--deals", "1", "--workers", "1", "--no-progress",
+                     "--out", str(tmp_path / "run")]) == 0
+    finally:
+        sys.modules.pop("my_agents", None)
+    assert "| my_agents:Lowest:skip=1 | rules | 1 |" in (tmp_path / "run" / "report.md").read_text()
+
+
 def test_a_builtin_name_shadows_an_installed_one(installed):
     info = installed / "byo_throwaway-0.1.dist-info" / "entry_points.txt"
     info.write_text("[mountain_rummy_env.agents]\ngreedy = byo_throwaway:Mine\n")

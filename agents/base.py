@@ -283,8 +283,8 @@ def make_agent(spec: str, seed=None, variant: str | None = None, **kwargs) -> Ag
         agent = _from_factory(_import_object(s.target, spec), s.target, s.params, seed, kwargs)
     elif s.target in _REGISTRY:
         agent = _from_registry(s.target, s.params, spec, seed, variant, kwargs)
-    elif s.target in installed_agents():
-        ep = installed_agents()[s.target]
+    elif s.target in (plugins := installed_agents()):
+        ep = plugins[s.target]
         try:
             factory = ep.load()
         except Exception as err:
@@ -292,7 +292,7 @@ def make_agent(spec: str, seed=None, variant: str | None = None, **kwargs) -> Ag
                                  f"does not load: {type(err).__name__}: {err}") from err
         agent = _from_factory(factory, s.target, s.params, seed, kwargs)
     else:
-        known = sorted(set(_REGISTRY) | set(installed_agents()))
+        known = sorted(set(_REGISTRY) | set(plugins))
         raise AgentSpecError(f"unknown agent {s.target!r} in spec {spec!r}; known: "
                              f"{', '.join(known)}; or name a class as module.path:Name, or a "
                              f"program as proc:COMMAND")

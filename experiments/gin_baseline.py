@@ -6,7 +6,8 @@ swapped; margin per deal with a 95% bootstrap interval, deal win rate with a 95%
 interval, the decision times of both), and duplicate games to 100 (``episode="game"``):
 each game seed played twice with the seats swapped, the same first dealer and so the same
 deck in every hand both games reach. A seed scores X's share of its two games; the games
-won are the mean over seeds with a 95% bootstrap interval over seeds (the challenge quoted
+won are the mean over seeds with a 95% bootstrap interval over seeds (a Wilson interval on
+the games when every game went the same way, which no resampling moves; the challenge quoted
 games to 100 won: the AAAI-21 hand-evaluation entry won 55.4% against this player)::
 
     nice -n 10 python -m experiments.gin_baseline --deals 300 --games 150 \\
@@ -87,9 +88,13 @@ def table(pairs, shares, times, command: str) -> str:
     for spec, p in pairs.items():
         share = np.asarray(shares[spec])
         mean, lo, hi = bootstrap_ci(share, rng=0)
+        swept = ""
+        if share.min() == share.max():   # resampling a sweep never moves it: Wilson instead
+            lo, hi = wilson_interval(share.sum() * 2, 2 * len(share))
+            swept = f", Wilson: {share.sum() * 2:.0f} of {2 * len(share)} games"
         lines.append(f"| {spec} | {p.deals} | {p.margin:+.1f} ({p.margin_lo:+.1f}, "
                      f"{p.margin_hi:+.1f}) | {p.win_rate:.3f} ({p.win_lo:.3f}, {p.win_hi:.3f}) "
-                     f"| {len(share)} | {mean:.3f} ({lo:.3f}, {hi:.3f}) |")
+                     f"| {len(share)} | {mean:.3f} ({lo:.3f}, {hi:.3f}{swept}) |")
     lines += ["", "| agent | decisions | mean ms per decision | 95th percentile ms |",
               "|---|---:|---:|---:|"]
     lines += [f"| {t.name} | {t.decisions} | {t.mean_ms:.3g} | {t.p95_ms:.3g} |" for t in times]

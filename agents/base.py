@@ -223,8 +223,10 @@ class AgentSpec:
 
 def read_spec(spec: str) -> AgentSpec:
     """Read a spec string. ``proc:COMMAND`` runs a program (the rest is its command line);
-    otherwise ``name[:key=value,...]``, or, when the part after the first colon has no
-    ``=``, ``module.path:Name[:key=value,...]`` (so the two forms never overlap)."""
+    a registered or installed agent's name before the first colon is that agent,
+    ``name[:key=value,...]``; otherwise, when the part after the first colon has no ``=``,
+    ``module.path:Name[:key=value,...]`` (so ``search:budget`` stays a bad parameter of
+    ``search``, and the two forms never overlap)."""
     if not isinstance(spec, str) or not spec.strip():
         raise AgentSpecError(f"empty agent spec {spec!r}")
     head, colon, rest = spec.strip().partition(":")
@@ -234,7 +236,7 @@ def read_spec(spec: str) -> AgentSpec:
                                  f"proc:COMMAND, e.g. proc:python my_agent.py")
         return AgentSpec("proc", rest.strip())
     attr, _, params = rest.partition(":")
-    if colon and attr.strip() and "=" not in attr:
+    if colon and attr.strip() and "=" not in attr and head.strip().lower() not in _names():
         module, attr = head.strip(), attr.strip()
         for part, what in ((module, "module path"), (attr, "object name")):
             if not _DOTTED.match(part):
@@ -242,6 +244,12 @@ def read_spec(spec: str) -> AgentSpec:
                                      f"module.path:Name[:key=value,...]")
         return AgentSpec("object", f"{module}:{attr}", _read_params(params, spec))
     return AgentSpec("name", head.strip().lower(), _read_params(rest, spec))
+
+
+def _names() -> set[str]:
+    """The names of the registered and the installed agents."""
+    _load_builtins()
+    return set(_REGISTRY) | set(installed_agents())
 
 
 def _read_params(text: str, spec: str) -> dict:

@@ -63,6 +63,7 @@ def test_specs_read_as_a_name_an_object_or_a_program(spec, kind, target, params)
     ("test_byo_agents:AN_AGENT", "is an agent object, not a class or factory"),
     ("my-agents:Mine", "'my-agents' is not a module path"),
     ("nosuch", "unknown agent 'nosuch'.*module.path:Name.*proc:COMMAND"),
+    ("search:budget", "bad parameter 'budget'"),      # a registered name is never a module
     ("proc:", "names no command"),
     ("proc:no-such-program-xyz --x", "cannot start 'no-such-program-xyz': no such program"),
     ("proc:python 'unclosed", "cannot read the command line"),

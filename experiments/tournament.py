@@ -39,13 +39,13 @@ from __future__ import annotations
 
 import csv
 import functools
-from collections import Counter
 import hashlib
 import itertools
 import json
 import multiprocessing as mp
 import os
 import shlex
+from collections import Counter
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -241,6 +241,7 @@ class TournamentConfig:
 # -- the worker side ---------------------------------------------------------------------
 
 _WORKER: dict = {}
+_WARMED: set = set()         # (variant key, table) this worker has warmed up
 WARM_UP_SEED = 2**31 - 1     # the deal of each worker's untimed first hand of a table
 
 
@@ -285,14 +286,13 @@ def play_table(cfg_dict: dict, table, deal: int) -> dict:
         variant = make_variant(cfg_dict["variant"], **cfg_dict["variant_options"])
         _WORKER[key] = (variant, Game(variant, 1))
     variant, game = _WORKER[key]
-    warmed = _WORKER.setdefault("warmed", set())
-    if (key, tuple(table)) not in warmed:
-        warmed.add((key, tuple(table)))
-        warm_up(game, table)
     table = list(table)
     n = variant.num_players
     if len(table) != n:
         raise ValueError(f"a table of {len(table)} agents cannot play {variant.name} with {n} seats")
+    if (key, tuple(table)) not in _WARMED:
+        _WARMED.add((key, tuple(table)))
+        warm_up(game, table)
     base = cfg_dict["seed"]
     game.reset(seed=deal)
     deck = game.states[0]["deck"].copy()

@@ -129,8 +129,8 @@ class GermanSearchAgent(MonteCarloSearch, GermanRulesAgent):
     name = "search"
 
     def __init__(self, seed=None, budget: int = 400, discards: int = 3, z: float = 0.5,
-                 settle: int = 0):
-        super().__init__(seed, budget, discards, z)
+                 settle: int = 0, seconds: float = 0.0):
+        super().__init__(seed, budget, discards, z, seconds=seconds)
         if settle < 0:
             raise ValueError(f"settle must be >= 0, got {settle}")
         self.settle = settle    # rounds of settle_hands per seat and sample (0: uniform deals)

@@ -17,6 +17,8 @@ the rules player.
 
 from __future__ import annotations
 
+from time import perf_counter
+
 import numpy as np
 
 from mountain_rummy_env.cards import JOKER_FACE
@@ -167,7 +169,9 @@ class MonteCarloSearch:
 
     Mixed into a heuristic agent: ``search`` spends ``budget`` playouts per decision and
     keeps the heuristic's own choice, which must be candidate 0, unless a challenger beats
-    it by ``z`` standard errors of the paired difference on fresh samples.
+    it by ``z`` standard errors of the paired difference on fresh samples. With
+    ``seconds`` > 0 it spends that much time per searched decision instead (as many
+    playouts as fit, :meth:`use_time_per_move`), so search agents compare at equal time.
     """
 
     _scratch = None
@@ -175,8 +179,10 @@ class MonteCarloSearch:
 
     SCOPES = ("all", "draw", "end")
 
+    MAX_TIMED_SAMPLES = 100_000   # a bound on one timed batch, whatever the clock says
+
     def __init__(self, seed=None, budget: int = 200, discards: int = 3, z: float = 1.0,
-                 scope: str = "all", hone: float = 0.0):
+                 scope: str = "all", hone: float = 0.0, seconds: float = 0.0):
         super().__init__(seed=seed)
         if scope not in self.SCOPES:
             raise ValueError(f"scope must be one of {', '.join(self.SCOPES)}, got {scope!r}")
@@ -188,6 +194,9 @@ class MonteCarloSearch:
             raise ValueError(f"z must be >= 0, got {z}")
         if hone < 0:
             raise ValueError(f"hone must be >= 0, got {hone}")
+        if seconds < 0:
+            raise ValueError(f"seconds must be >= 0, got {seconds}")
+        self.seconds = seconds     # time per searched decision (0: ``budget`` playouts)
         self.budget = budget
         self.discards = discards   # discard candidates searched beside the heuristic's choice
         self.z = z
@@ -226,22 +235,45 @@ class MonteCarloSearch:
                       rollout_tables(v))
         return values.reshape(n, k)
 
+    def use_time_per_move(self, seconds: float) -> bool:
+        """Search for ``seconds`` a decision from now on, instead of ``budget`` playouts."""
+        self.seconds = float(seconds)
+        return True
+
+    def samples(self, view, mask, cands, n: int, until: float | None = None) -> np.ndarray:
+        """:meth:`rollouts` on ``n`` samples; with ``until`` (a ``perf_counter``
+        reading) on as many as fit before it instead: two first, timed, then one batch
+        sized by their cost (so at least two, and a little over ``until`` at worst)."""
+        if until is None:
+            return self.rollouts(view, mask, cands, n)
+        begun = perf_counter()
+        first = self.rollouts(view, mask, cands, 2)
+        each = (perf_counter() - begun) / 2
+        more = min(int((until - perf_counter()) / max(each, 1e-9)), self.MAX_TIMED_SAMPLES)
+        if more < 1:
+            return first
+        return np.concatenate([first, self.rollouts(view, mask, cands, more)])
+
     def search(self, view, mask, cands):
         """Half the budget screens every candidate; the best challenger of the heuristic's
         choice then meets it alone on fresh samples (the other half), and replaces it only
         if better by ``z`` standard errors there. Testing on fresh samples keeps the
-        screen's winner's curse (the luckiest of several equal candidates) out of the test."""
+        screen's winner's curse (the luckiest of several equal candidates) out of the test.
+        With ``seconds``, half the time screens and the rest duels."""
         k = len(cands)
-        screen = self.rollouts(view, mask, cands, max(2, self.budget // (2 * k)))
+        begun = perf_counter()
+        timed = self.seconds > 0
+        screen = self.samples(view, mask, cands, max(2, self.budget // (2 * k)),
+                              begun + self.seconds / 2 if timed else None)
         means = screen.mean(axis=0)
         self.last_values = dict(zip(cands, means.tolist()))
         best = int(np.argmax(means))
         if best == 0:
             return cands[0]
-        n = max(2, self.budget // 4)
-        duel = self.rollouts(view, mask, [cands[0], cands[best]], n)
+        duel = self.samples(view, mask, [cands[0], cands[best]], max(2, self.budget // 4),
+                            begun + self.seconds if timed else None)
         diff = duel[:, 1] - duel[:, 0]
-        se = diff.std(ddof=1) / np.sqrt(n)
+        se = diff.std(ddof=1) / np.sqrt(len(diff))
         return cands[best] if diff.mean() > self.z * se else cands[0]
 
 
@@ -259,8 +291,8 @@ class SearchAgent(MonteCarloSearch, RulesAgent):
 
     def __init__(self, seed=None, budget: int = 200, discards: int = 3, z: float = 1.0,
                  scope: str = "all", hone: float = 1.0, meld_free: int = 0,
-                 search_hold: int = 1):
-        super().__init__(seed, budget, discards, z, scope, hone)
+                 search_hold: int = 1, seconds: float = 0.0):
+        super().__init__(seed, budget, discards, z, scope, hone, seconds)
         self.meld_free = bool(meld_free)
         self.search_hold = bool(search_hold)
 
@@ -399,8 +431,8 @@ class GinSearchAgent(MonteCarloSearch, GinRulesAgent):
     (``hone=1.25`` rounds a turn matched the true deadwood of a rules player's hand)."""
 
     def __init__(self, seed=None, budget: int = 200, discards: int = 3, z: float = 1.0,
-                 scope: str = "all", hone: float = 1.25):
-        super().__init__(seed, budget, discards, z, scope, hone)
+                 scope: str = "all", hone: float = 1.25, seconds: float = 0.0):
+        super().__init__(seed, budget, discards, z, scope, hone, seconds)
 
     def choose(self, view, mask) -> int:
         first = super().choose(view, mask)

@@ -37,6 +37,16 @@ def _nonneg(text):
     return value
 
 
+def _seconds(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text}")
+    return value
+
+
 def _seats(text):
     try:
         value = int(text)
@@ -114,8 +124,13 @@ def build_parser() -> argparse.ArgumentParser:
         "  results.jsonl  one line per finished deal (a rerun plays only missing deals)\n"
         "  report.md      the settings, then the pair (2 seats) or table results, the\n"
         "                 agents' points and ranks, and the ratings with their marks\n"
-        "  pairs.csv or tables.csv, agents.csv, ratings.csv, ratings.png\n"
-        "                 the same tables as data and as a plot")
+        "  pairs.csv or tables.csv, agents.csv, ratings.csv, ratings.png, times.csv\n"
+        "                 the same tables as data and as a plot\n"
+        "\nagents: a registered name (mountain-rummy agents), an installed package's\n"
+        "agent, a class as module.path:Name[:key=value,...], or a program speaking JSON\n"
+        "lines as \"proc:COMMAND\" (docs/your_agent.md). Every decision is timed; an agent\n"
+        "that crashes, answers late (--move-limit, --hand-limit), garbage or an illegal\n"
+        "move forfeits that hand and a random stand-in plays its seat on.")
     t.add_argument("--agents", nargs="+", default=list(DEFAULT_AGENTS), metavar="SPEC",
                    help="agent specs, space separated (default: %(default)s)")
     t.add_argument("--variant", choices=variants, default=DEFAULT_VARIANT, help=variant_help)
@@ -145,6 +160,16 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--options", type=_options, default={},
                    help="variant options as JSON, e.g. '{\"num_jokers\": 1}' (the options: "
                         "mountain-rummy variants)")
+    t.add_argument("--move-limit", type=_seconds, default=None, metavar="SECONDS",
+                   help="seconds an agent may take per decision, else it forfeits the hand "
+                        "(default: no limit)")
+    t.add_argument("--hand-limit", type=_seconds, default=None, metavar="SECONDS",
+                   help="seconds an agent may take for its decisions in one hand, else it "
+                        "forfeits the hand (default: no limit)")
+    t.add_argument("--time-per-move", type=_seconds, default=None, metavar="SECONDS",
+                   help="ask every agent that can size its effort by time (search agents; "
+                        "programs are told) to spend this long per decision: comparisons at "
+                        "equal time (default: each plays by its own settings)")
     t.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     p = sub.add_parser(
@@ -259,7 +284,9 @@ def cmd_tournament(args) -> int:
     cfg = TournamentConfig(agents=list(args.agents), deals=args.deals,
                            slow_deals=args.search_deals or None, seed=args.seed,
                            workers=args.workers, variant=args.variant, variant_options=options,
-                           schedule=args.schedule, rotations=args.rotations)
+                           schedule=args.schedule, rotations=args.rotations,
+                           move_limit=args.move_limit, hand_limit=args.hand_limit,
+                           time_per_move=args.time_per_move)
     out = args.out or cfg.default_out()
     try:
         check_out_dir(cfg, out, resume=args.resume)
@@ -407,8 +434,11 @@ def cmd_agents(args) -> int:
 
     for name, text in registered().items():
         for k, line in enumerate(text.splitlines()):
-            print(textwrap.fill(line, 78, initial_indent=f"{name if k == 0 else '':8s} ",
+            print(textwrap.fill(line, 78, initial_indent=f"{name if k == 0 else '':10s} ",
                                 subsequent_indent=" " * 11))
+    print("\nalso: a class or factory as module.path:Name[:key=value,...], a program as "
+          "proc:COMMAND;\ninstalled packages add agents in the entry-point group "
+          "mountain_rummy_env.agents (docs/your_agent.md)")
     print("\nshipped policies (spec ppo:policy=NAME):")
     for name, meta in shipped_policies().items():
         arch = "-".join(str(n) for n in (meta["observation_size"], *meta["net_arch"], meta["num_actions"]))

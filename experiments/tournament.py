@@ -22,6 +22,17 @@ Wilson interval; Bradley-Terry ratings with bootstrap intervals, and for each ag
 its place above the next one is supported. For more seats, per table, each agent's points and
 place and whether it is ahead of the next on the same deals; Plackett-Luce ratings (openskill)
 fed every play's places, with the support for each order from a bootstrap over deals.
+
+Every decision is timed and every agent refereed (:class:`~experiments.play.Referee`): the
+report gives each agent's mean and 95th-percentile time per decision, and the forfeits.
+Each worker first plays one hand of a table untimed and unrecorded (:func:`warm_up`), so
+that code compiled on first use is not counted.
+With time limits (``move_limit``, ``hand_limit``) an agent that takes longer, like one
+that crashes or plays an illegal or unreadable move, forfeits the hand: a ``random``
+stand-in plays its seat's moves from there, so the hand ends on the same cards and the
+deal stays a paired comparison; the row records who forfeited, when and why.
+``time_per_move`` asks every agent that can size its effort by time (search agents, and
+programs, which are told) to spend that long on each decision.
 """
 
 from __future__ import annotations
@@ -34,6 +45,7 @@ import json
 import multiprocessing as mp
 import os
 import shlex
+from collections import Counter
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -43,7 +55,7 @@ import numpy as np
 from mountain_rummy_env import Game
 from mountain_rummy_env.registry import DEFAULT_VARIANT, make_variant
 
-from .play import play_hand
+from .play import Limits, Referee, play_hand
 from .provenance import PACKAGE as PACKAGE_NAME, git_commit, now, package_version
 from .stats import (
     MIN_BOOTSTRAP_ITEMS, average_ranks, bootstrap_ci, cluster_bootstrap_ci, plackett_luce,
@@ -70,12 +82,14 @@ MANIFEST = "manifest.json"
 MANIFEST_FORMAT = "mountain-rummy-tournament/1"
 RESULTS = "results.jsonl"
 REPORT_FILES = ("report.md", "pairs.csv", "tables.csv", "agents.csv", "ratings.csv",
-                "ratings.png")
+                "ratings.png", "times.csv")
 # What makes two runs the same run; deal counts may grow (resuming with more deals adds
 # them), so they are not part of it. The seat count is part of ``variant_config`` where the
 # variant has the option. A manifest written before rotations existed played them cyclic.
-IDENTITY = ("variant", "variant_config", "agents", "schedule", "seed", "rotations")
-IDENTITY_DEFAULTS = {"rotations": "cyclic"}
+IDENTITY = ("variant", "variant_config", "agents", "schedule", "seed", "rotations",
+            "move_limit", "hand_limit", "time_per_move")
+IDENTITY_DEFAULTS = {"rotations": "cyclic", "move_limit": None, "hand_limit": None,
+                     "time_per_move": None}
 
 
 def variant_key(variant) -> str:
@@ -128,6 +142,9 @@ class TournamentConfig:
     variant_options: dict = field(default_factory=dict)
     schedule: str = "round-robin"        # see SCHEDULES
     rotations: str = "cyclic"            # see ROTATIONS
+    move_limit: float | None = None      # seconds per decision, else the agent forfeits
+    hand_limit: float | None = None      # seconds per seat's decisions in a hand
+    time_per_move: float | None = None   # asked of the agents that can spend a time budget
 
     def __post_init__(self):
         if self.schedule not in SCHEDULES:
@@ -138,6 +155,10 @@ class TournamentConfig:
             raise ValueError(f"rotations 'all' plays every seat order, "
                              f"{self.num_players}! per deal for {self.num_players} seats; it is "
                              f"allowed up to {MAX_ALL_ORDERS_SEATS} seats (use 'cyclic')")
+        for name in ("move_limit", "hand_limit", "time_per_move"):
+            value = getattr(self, name)
+            if value is not None and not value > 0:
+                raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
 
     @property
     def num_players(self) -> int:
@@ -175,7 +196,9 @@ class TournamentConfig:
                 "variant_config": asdict(make_variant(self.variant, **self.variant_options).config),
                 "agents": list(self.agents), "schedule": self.schedule, "seed": self.seed,
                 "deals": self.deals, "search_deals": self.deals_for("search"),
-                "num_players": self.num_players, "rotations": self.rotations}
+                "num_players": self.num_players, "rotations": self.rotations,
+                "move_limit": self.move_limit, "hand_limit": self.hand_limit,
+                "time_per_move": self.time_per_move}
 
     def default_out(self) -> Path:
         """``runs/tournament/<variant>[-<N>seats]-<schedule>-<hash of the identity
@@ -207,6 +230,9 @@ class TournamentConfig:
         parts += ["--agents", *self.agents, "--deals", str(self.deals),
                   "--search-deals", str(self.slow_deals or 0), "--seed", str(self.seed),
                   "--workers", str(self.workers), "--out", str(out_dir)]
+        for name in ("move_limit", "hand_limit", "time_per_move"):
+            if getattr(self, name) is not None:
+                parts += ["--" + name.replace("_", "-"), f"{getattr(self, name):g}"]
         if options:
             parts += ["--options", json.dumps(options, sort_keys=True)]
         return "mountain-rummy " + shlex.join(parts)
@@ -215,6 +241,20 @@ class TournamentConfig:
 # -- the worker side ---------------------------------------------------------------------
 
 _WORKER: dict = {}
+_WARMED: set = set()         # (variant key, table) this worker has warmed up
+WARM_UP_SEED = 2**31 - 1     # the deal of each worker's untimed first hand of a table
+
+
+def warm_up(game, table) -> None:
+    """Play one hand of ``table`` untimed and unrecorded, so that compiling on first use
+    (numba) counts neither against a time limit nor in the decision times; a program
+    (``proc:``) starts afresh every hand, so ``random`` sits in for it here."""
+    from agents import make_agent
+    from agents.base import read_spec
+
+    agents = [make_agent("random" if read_spec(spec).kind == "proc" else spec, seed=0)
+              for spec in table]
+    play_hand(game, agents, seed=WARM_UP_SEED, referee=Referee())
 
 
 def _agent_seed(base: int, deal: int, spec: str, seat: int) -> list[int]:
@@ -236,7 +276,9 @@ def play_table(cfg_dict: dict, table, deal: int) -> dict:
     give ``table``; ``points``, each table position's hand points summed over the plays;
     ``ranks``, its place in each play (1 = most points, ties share the mean place); the deal's
     ``deck`` and ``dealer``; and each hand with ``positions`` (the table position in each
-    seat), its seats' specs and points."""
+    seat), its seats' specs and points. Every row ends with ``decision_ms`` (per agent, the
+    time of each of its decisions in milliseconds) and, when an agent forfeited,
+    ``forfeits`` (the play, seat, agent, decision, kind and reason of each)."""
     from agents import make_agent
 
     key = (cfg_dict["variant"], json.dumps(cfg_dict["variant_options"], sort_keys=True))
@@ -248,16 +290,35 @@ def play_table(cfg_dict: dict, table, deal: int) -> dict:
     n = variant.num_players
     if len(table) != n:
         raise ValueError(f"a table of {len(table)} agents cannot play {variant.name} with {n} seats")
+    if (key, tuple(table)) not in _WARMED:
+        _WARMED.add((key, tuple(table)))
+        warm_up(game, table)
     base = cfg_dict["seed"]
     game.reset(seed=deal)
     deck = game.states[0]["deck"].copy()
     dealer = deal % n
     hands = []
-    for order in seat_orders(n, cfg_dict.get("rotations", "cyclic")):
+    limits = Limits(cfg_dict.get("move_limit"), cfg_dict.get("hand_limit"))
+    decision_ms: dict[str, list[float]] = {spec: [] for spec in table}
+    forfeits = []
+    for play, order in enumerate(seat_orders(n, cfg_dict.get("rotations", "cyclic"))):
         seated = [table[k] for k in order]
         agents = [make_agent(spec, seed=_agent_seed(base, deal, spec, seat))
                   for seat, spec in enumerate(seated)]
-        r = play_hand(game, agents, seed=deal, deck=deck, dealer=dealer)
+        if cfg_dict.get("time_per_move"):
+            for agent in agents:
+                getattr(agent, "use_time_per_move", lambda s: False)(cfg_dict["time_per_move"])
+        referee = Referee(limits, seed=_agent_seed(base, deal, "stand-in", play))
+        try:
+            r = play_hand(game, agents, seed=deal, deck=deck, dealer=dealer, referee=referee)
+        finally:
+            for agent in agents:
+                getattr(agent, "close", lambda: None)()
+        for spec, times in zip(seated, r.decision_seconds):
+            decision_ms[spec] += [round(t * 1000, 3) for t in times]
+        forfeits += [{"play": play, "seat": f.seat, "agent": seated[f.seat],
+                      "decision": f.decision, "kind": f.kind, "reason": f.reason}
+                     for f in r.forfeits]
         hand = {"seats": seated, "points": list(r.hand_points), "end": r.end,
                 "ender": r.ender, "winner": r.winner, "steps": r.steps}
         if n == 2:
@@ -270,14 +331,19 @@ def play_table(cfg_dict: dict, table, deal: int) -> dict:
         pa = hands[0]["points"][0] + hands[1]["points"][1]
         pb = hands[0]["points"][1] + hands[1]["points"][0]
         margin = (pa - pb) / 2
-        return {"a": a, "b": b, "deal": deal, "variant": variant_key(variant),
-                "margin": margin, "outcome": 1.0 if margin > 0 else 0.5 if margin == 0 else 0.0,
-                "hands": hands}
-    points = play_points({"table": table, "hands": hands})
-    return {"table": table, "deal": deal, "variant": variant_key(variant),
-            "points": [int(x) for x in points.sum(axis=0)],
-            "ranks": [[_number(x) for x in average_ranks(p)] for p in points],
-            "deck": variant.deck.cards_text(deck), "dealer": int(dealer), "hands": hands}
+        row = {"a": a, "b": b, "deal": deal, "variant": variant_key(variant),
+               "margin": margin, "outcome": 1.0 if margin > 0 else 0.5 if margin == 0 else 0.0,
+               "hands": hands}
+    else:
+        points = play_points({"table": table, "hands": hands})
+        row = {"table": table, "deal": deal, "variant": variant_key(variant),
+               "points": [int(x) for x in points.sum(axis=0)],
+               "ranks": [[_number(x) for x in average_ranks(p)] for p in points],
+               "deck": variant.deck.cards_text(deck), "dealer": int(dealer), "hands": hands}
+    row["decision_ms"] = decision_ms
+    if forfeits:
+        row["forfeits"] = forfeits
+    return row
 
 
 def play_deal(cfg_dict: dict, a: str, b: str, deal: int) -> dict:
@@ -295,6 +361,12 @@ def _play_job(args):
 def row_table(row: dict) -> tuple[str, ...]:
     """The agents of a result row's table: ``table``, or ``(a, b)`` for a two-seat row."""
     return tuple(row["table"]) if "table" in row else (row["a"], row["b"])
+
+
+def without_times(row: dict) -> dict:
+    """The row less its ``decision_ms``: what a replay of the same deal reproduces (the
+    times are measured, and differ from run to run)."""
+    return {k: v for k, v in row.items() if k != "decision_ms"}
 
 
 def row_key(row: dict) -> tuple[tuple[str, ...], int]:
@@ -928,6 +1000,94 @@ def markdown_tables(tables: list[TableStats], skills: list[SkillStats],
     return "\n".join(lines)
 
 
+# -- decision times and forfeits ----------------------------------------------------------
+
+FORFEITS_LISTED = 10
+
+
+@dataclass
+class TimeStats:
+    """One agent's decisions: how many, their mean, 95th-percentile and longest wall-clock
+    time in milliseconds, and its forfeits by kind."""
+    name: str
+    decisions: int
+    mean_ms: float
+    p95_ms: float
+    max_ms: float
+    forfeits: dict
+
+
+def time_summary(rows, agents) -> list[TimeStats]:
+    """Per agent (in ``agents`` order) the time of its decisions over every row that
+    recorded them (``decision_ms``), and its forfeits."""
+    times: dict[str, list] = {name: [] for name in dict.fromkeys(agents)}
+    forfeits: dict[str, Counter] = {name: Counter() for name in times}
+    for row in rows:
+        for name, ms in row.get("decision_ms", {}).items():
+            times.setdefault(name, []).extend(ms)
+        for f in row.get("forfeits", ()):
+            forfeits.setdefault(f["agent"], Counter())[f["kind"]] += 1
+    out = []
+    for name, ms in times.items():
+        if not ms and not forfeits.get(name):
+            continue
+        x = np.asarray(ms, dtype=float)
+        out.append(TimeStats(name, len(x), float(x.mean()) if len(x) else float("nan"),
+                             float(np.percentile(x, 95)) if len(x) else float("nan"),
+                             float(x.max()) if len(x) else float("nan"),
+                             dict(forfeits.get(name, {}))))
+    return out
+
+
+def time_table(stats: list[TimeStats], rows, manifest: dict) -> str:
+    """The report's section on decision times and forfeits, with the forfeit rule."""
+    s = manifest["settings"]
+    lines = ["## Decision time and forfeits", ""]
+    if not stats:
+        return "\n".join(lines + ["No decision times: the rows were written before they "
+                                   "were recorded."])
+    lines += ["| agent | decisions | mean ms per decision | 95th percentile ms | longest ms "
+              "| forfeits |", "|---|---:|---:|---:|---:|---|"]
+    for t in stats:
+        kinds = ", ".join(f"{n} {k}" for k, n in sorted(t.forfeits.items())) or "0"
+        lines.append(f"| {t.name} | {t.decisions} | {t.mean_ms:.3g} | {t.p95_ms:.3g} | "
+                     f"{t.max_ms:.3g} | {kinds} |")
+    limits = [f"{label} {s[key]:g} s" for key, label in
+              (("move_limit", "per decision"), ("hand_limit", "per seat and hand"))
+              if s.get(key) is not None]
+    notes = ["Wall-clock time of each call of the agent on the machine that played, under "
+             "its load then; a program's (`proc:`) includes the round trip through its pipes.",
+             "Time limits: " + (", ".join(limits) if limits else "none") + ". An agent that "
+             "crashes, answers late, answers what is not an action id or plays an illegal "
+             "action forfeits the hand: the move is not played and a `random` stand-in plays "
+             "its seat from there, so every play ends on the deal's cards and its points stay "
+             "a paired comparison (docs/your_agent.md)."]
+    if s.get("time_per_move") is not None:
+        notes.append(f"Time per move: {s['time_per_move']:g} s, asked of every agent that "
+                     f"can spend a time budget (search agents; programs are told it).")
+    lines += [""] + [f"- {text}" for text in notes]
+    listed = [(r["deal"], f) for r in sorted(rows, key=lambda r: r["deal"])
+              for f in r.get("forfeits", ())]
+    if listed:
+        lines += ["", "Forfeits:", ""]
+        lines += [f"- deal {deal}, play {f['play']}, seat {f['seat']}, {f['agent']}, decision "
+                  f"{f['decision']}: {f['kind']}: {f['reason']}"
+                  for deal, f in listed[:FORFEITS_LISTED]]
+        if len(listed) > FORFEITS_LISTED:
+            lines.append(f"- and {len(listed) - FORFEITS_LISTED} more (`forfeits` in "
+                         f"{RESULTS})")
+    return "\n".join(lines)
+
+
+def _write_times_csv(stats: list[TimeStats], path: Path) -> Path:
+    return _write_csv(path, ["agent", "decisions", "mean_ms", "p95_ms", "max_ms", "forfeits",
+                             "forfeit_kinds"],
+                      ([t.name, t.decisions, f"{t.mean_ms:.4f}", f"{t.p95_ms:.4f}",
+                        f"{t.max_ms:.4f}", sum(t.forfeits.values()),
+                        " ".join(f"{k}:{n}" for k, n in sorted(t.forfeits.items()))]
+                       for t in stats))
+
+
 # -- report files ------------------------------------------------------------------------
 
 def _write_csv(path: Path, header: list[str], rows) -> Path:
@@ -954,16 +1114,19 @@ def _run_manifest(out: Path) -> dict:
     return manifest
 
 
-def write_report(pairs, ratings, out_dir, agent_stats: list[AgentStats] | None = None) -> dict:
+def write_report(pairs, ratings, out_dir, agent_stats: list[AgentStats] | None = None,
+                 tail: str = "") -> dict:
     """Write the two-seat report, ``report.md``, ``pairs.csv``, ``ratings.csv``,
     ``ratings.png`` and with ``agent_stats`` the agent table and ``agents.csv``, into the
     run folder ``out_dir``, each naming the run's settings from its ``manifest.json`` (the
-    CSVs' sidecar); returns the paths."""
+    CSVs' sidecar); ``tail`` ends the report; returns the paths."""
     out = Path(out_dir)
     manifest = _run_manifest(out)
     body = markdown_table(pairs, ratings)
     if agent_stats:
         body += "\n\n" + agent_table(agent_stats, 2)
+    if tail:
+        body += "\n\n" + tail
     (out / "report.md").write_text(markdown_header(manifest) + "\n\n" + body + "\n")
     most = max((p.deals for p in pairs), default=0)
     paths = {"report": out / "report.md",
@@ -989,16 +1152,17 @@ def write_report(pairs, ratings, out_dir, agent_stats: list[AgentStats] | None =
 
 
 def write_table_report(tables: list[TableStats], skills: list[SkillStats],
-                       agent_stats: list[AgentStats], out_dir, no_ratings: str = "") -> dict:
+                       agent_stats: list[AgentStats], out_dir, no_ratings: str = "",
+                       tail: str = "") -> dict:
     """Write the report of a run with more than two seats, ``report.md``, ``agents.csv``,
     ``tables.csv``, ``ratings.csv`` and ``ratings.png``, into the run folder ``out_dir``
-    (``manifest.json`` is the CSVs' sidecar); returns the paths."""
+    (``manifest.json`` is the CSVs' sidecar); ``tail`` ends the report; returns the paths."""
     out = Path(out_dir)
     manifest = _run_manifest(out)
     seats = manifest_seats(manifest)
     (out / "report.md").write_text("\n\n".join([
         markdown_header(manifest), agent_table(agent_stats, seats),
-        markdown_tables(tables, skills, no_ratings)]) + "\n")
+        markdown_tables(tables, skills, no_ratings), *([tail] if tail else [])]) + "\n")
     paths = {"report": out / "report.md",
              "agents": _write_agents_csv(agent_stats, out / "agents.csv"),
              "tables": _write_csv(out / "tables.csv", [
@@ -1022,21 +1186,27 @@ def write_table_report(tables: list[TableStats], skills: list[SkillStats],
 
 def report_run(rows, out_dir, *, n_boot: int = 2000, skill_boot: int = 200, seed: int = 0) -> dict:
     """Summarise ``rows`` of the run in ``out_dir`` and write its report files, for any seat
-    count (the manifest says which); returns the paths."""
+    count (the manifest says which), the decision times and forfeits (``times.csv``)
+    included; returns the paths."""
     out = Path(out_dir)
     manifest = _run_manifest(out)
     agents = manifest["settings"]["agents"]
     stats = agent_summary(rows, agents, n_boot=n_boot, seed=seed)
+    times = time_summary(rows, agents)
+    tail = time_table(times, rows, manifest)
     if manifest_seats(manifest) == 2:
-        return write_report(*summarise(rows, agents, n_boot=n_boot, seed=seed), out,
-                            agent_stats=stats)
-    tables = summarise_tables(rows, agents, n_boot=n_boot, seed=seed)
-    try:
-        skills, why = skill_ratings(rows, agents, n_boot=skill_boot, seed=seed), ""
-    except ImportError:
-        skills, why = [], ("No ratings: Plackett-Luce ratings need openskill "
-                           "(pip install 'mountain-rummy-env[analysis]').")
-    return write_table_report(tables, skills, stats, out, no_ratings=why)
+        paths = write_report(*summarise(rows, agents, n_boot=n_boot, seed=seed), out,
+                             agent_stats=stats, tail=tail)
+    else:
+        tables = summarise_tables(rows, agents, n_boot=n_boot, seed=seed)
+        try:
+            skills, why = skill_ratings(rows, agents, n_boot=skill_boot, seed=seed), ""
+        except ImportError:
+            skills, why = [], ("No ratings: Plackett-Luce ratings need openskill "
+                               "(pip install 'mountain-rummy-env[analysis]').")
+        paths = write_table_report(tables, skills, stats, out, no_ratings=why, tail=tail)
+    paths["times"] = _write_times_csv(times, out / "times.csv")
+    return paths
 
 
 # -- plots -------------------------------------------------------------------------------

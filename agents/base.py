@@ -162,7 +162,11 @@ class _Entry:
         ...``), one for all of them when they read the same."""
         if not self.strategies:
             return self.help
-        helps = {v: self.helps.get(v, "") for v in self.strategies}
+        from mountain_rummy_env.registry import variant_names
+
+        order = {name: k for k, name in enumerate(variant_names())}      # the registry's order
+        helps = {v: self.helps.get(v, "") for v in sorted(self.strategies,
+                                                         key=lambda v: order.get(v, len(order)))}
         if len(set(helps.values())) == 1:
             return f"{helps[next(iter(helps))]} [variants: {', '.join(helps)}]".lstrip()
         silent = [v for v, text in helps.items() if not text]

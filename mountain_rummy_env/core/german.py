@@ -29,8 +29,9 @@ from ..cards import JOKER_FACE
 from ..solver import OBJ_CREDIT, make_workspace, solve_multiset_ws
 from .batch import register_kernels
 from .rules import (
-    apply_layoff, apply_meld, begin_game, deal, draw_stock, hand_mask_bits, hand_view, layoff_card,
-    layoff_position, leave_hand, place_on_table, random_below, resolve_meld, shuffle_deck, SET,
+    apply_layoff, apply_meld, begin_game, card_face_now, deal, draw_stock, hand_mask_bits, hand_view,
+    is_wild, layoff_card, layoff_position, leave_hand, place_on_table, random_below, resolve_meld,
+    shuffle_deck, SET,
 )
 from .spec import Spec
 from .state import (
@@ -81,7 +82,7 @@ def hand_layers(s, spec, p):
     jokers = 0
     for c in range(spec.num_cards):
         if s.loc[c] == LOC_HAND + p:
-            once, twice, jokers = with_face(once, twice, jokers, spec.card_face[c])
+            once, twice, jokers = with_face(once, twice, jokers, card_face_now(s, spec, c))
     return once, twice, jokers
 
 
@@ -208,7 +209,7 @@ def opened(s, p):
 @njit(cache=True)
 def pending_face(s, spec):
     """The face the pending obligation card shows (JOKER_FACE for a joker), or -1."""
-    return spec.card_face[s.obligation] if s.obligation >= 0 else -1
+    return card_face_now(s, spec, s.obligation) if s.obligation >= 0 else -1
 
 
 @njit(cache=True)
@@ -222,7 +223,7 @@ def resolve(s, spec, t, p, face_card, jokers, nj, no_face_up, used, decl, remove
         return -1
     wild = 0
     for i in range(n):
-        if used[i] >= spec.num_naturals:
+        if is_wild(s, spec, used[i]):
             wild += 1
     if wild >= 2 and n - wild < 2:
         return -1
@@ -241,7 +242,7 @@ def lone_taken_card_stuck(s, spec, p):
             card = c
     if card < 0:
         return False
-    f = spec.card_face[card]
+    f = card_face_now(s, spec, card)
     for m in range(spec.max_melds):
         if s.m_kind[m] == MELD_EMPTY:
             continue
@@ -332,7 +333,7 @@ def legal_mask(s, spec, mask, scratch):
             if is_open:
                 mask[spec.a_take + top] = 1
             else:                  # GE-5: only for an opening that uses it
-                f = spec.card_face[top]
+                f = card_face_now(s, spec, top)
                 once, twice, nj = hand_layers(s, spec, p)
                 once, twice, nj = with_face(once, twice, nj, f)
                 if opening_reachable(spec, make_workspace(spec.num_templates), once, twice, nj, 0, f):
@@ -360,7 +361,7 @@ def legal_mask(s, spec, mask, scratch):
                 mask[spec.a_layoff + m * JOKER_FACE + f] = 1
         for k in range(MELD_WIDTH):
             j = s.m_cards[m, k]
-            if j < spec.num_naturals:
+            if j < 0 or not is_wild(s, spec, j):
                 continue
             f = s.shown[j]
             if swap_offered(s, spec, p, m, f, once, twice, nj, face_card, scratch[1:], ws):
@@ -469,7 +470,7 @@ def score_hand(s, spec, went_out):
         if s.loc[c] == LOC_TABLE:
             s.h_credit[s.owner[c]] += card_credit(s, spec, c)
         elif s.loc[c] >= LOC_HAND:
-            s.h_deadwood[s.loc[c] - LOC_HAND] += spec.hand_value[spec.card_face[c]]
+            s.h_deadwood[s.loc[c] - LOC_HAND] += spec.hand_value[card_face_now(s, spec, c)]
     for p in range(P):
         s.h_sp[p] = s.h_credit[p] - s.h_deadwood[p]
         s.h_points[p] = s.h_sp[p]
@@ -560,12 +561,12 @@ def apply_swap(s, spec, m, f):
     slot = -1
     for k in range(MELD_WIDTH):
         j = s.m_cards[m, k]
-        if j >= spec.num_naturals and s.shown[j] == f:
+        if j >= 0 and is_wild(s, spec, j) and s.shown[j] == f:
             slot = k
     joker = s.m_cards[m, slot]
     natural = -1
     for c in range(spec.num_cards):
-        if s.loc[c] == LOC_HAND + p and spec.card_face[c] == f and (natural < 0 or s.taken[c] != 0):
+        if s.loc[c] == LOC_HAND + p and card_face_now(s, spec, c) == f and (natural < 0 or s.taken[c] != 0):
             natural = c
     place_on_table(s, natural, m, slot, f, p)
     s.loc[joker] = LOC_HAND + p

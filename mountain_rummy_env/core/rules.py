@@ -153,6 +153,7 @@ def clear_game(s, spec, seed):
     """Seed the game's generator and clear the totals and the last hand's summary."""
     s.rng = np.uint64(seed)
     s.hand_no = 0
+    s.wild_rank = -1
     for p in range(spec.num_players):
         s.scores[p] = 0
         s.h_credit[p] = 0
@@ -202,6 +203,22 @@ def draw_stock(s, p):
 
 
 @njit(cache=True)
+def card_face_now(s, spec, c):
+    """The face card ``c`` plays as in this hand: ``JOKER_FACE`` for a joker or a card of
+    the hand's wild rank (``s.wild_rank``, Crazy Rummy), else its printed face."""
+    f = spec.card_face[c]
+    if s.wild_rank >= 0 and f < JOKER_FACE and f % NUM_RANKS == s.wild_rank:
+        return JOKER_FACE
+    return f
+
+
+@njit(cache=True)
+def is_wild(s, spec, c):
+    """Whether card ``c`` is a joker in this hand (:func:`card_face_now`)."""
+    return card_face_now(s, spec, c) == JOKER_FACE
+
+
+@njit(cache=True)
 def hand_view(s, spec, p, face_card, jokers):
     """Fill ``face_card[f]`` with the natural card of face f in p's hand that a meld or
     layoff uses (of two copies, the one taken this turn, which may not be discarded anyway)
@@ -219,7 +236,7 @@ def hand_view(s, spec, p, face_card, jokers):
         size += 1
         if s.taken[c] == 0:
             free += 1
-        f = spec.card_face[c]
+        f = card_face_now(s, spec, c)
         deadwood += spec.hand_value[f]
         if f == JOKER_FACE:
             jokers[nj] = c
@@ -249,7 +266,7 @@ def table_view(s, spec, shown_card, face_up):
             continue
         f = s.shown[c]
         face_up[f] += 1
-        if shown_card[f] < 0 or shown_card[f] >= spec.num_naturals:
+        if shown_card[f] < 0 or is_wild(s, spec, shown_card[f]):
             shown_card[f] = c
 
 

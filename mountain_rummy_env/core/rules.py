@@ -341,13 +341,15 @@ def set_remainder_ok(s, spec, m, removed):
 
 @njit(cache=True)
 def resolve_meld(s, spec, t, regroup, p, face_card, jokers, nj, shown_card, face_up,
-                 used, decl, removed):
+                 used, decl, removed, need_natural):
     """Cards for template ``t`` (a new meld). Returns (cards used, hand cards used) with
     ``used``/``decl`` filled, or (-1, -1) if the meld cannot be made.
 
     Hand naturals are used where held; for ``regroup`` (MR-9) a missing face is then
     detached from an opponent-founded meld; otherwise a joker fills it, declared as that face
-    (MR-5: not a face already face up). ``removed`` flags the detached table cards."""
+    (MR-5: not a face already face up). ``removed`` flags the detached table cards. With
+    ``need_natural`` a meld of jokers alone cannot be made (MR-5, GE-3; Crazy Rummy's wilds
+    may meld alone)."""
     n = 0
     n_hand = 0
     n_table = 0
@@ -381,7 +383,7 @@ def resolve_meld(s, spec, t, regroup, p, face_card, jokers, nj, shown_card, face
         jused += 1
         n += 1
         n_hand += 1
-    if naturals == 0:
+    if naturals == 0 and need_natural:
         return -1, -1
     if regroup:
         if n_table == 0 or n_hand == 0:
@@ -637,7 +639,7 @@ def can_clear(s, spec, scratch):
                 continue
             removed[:] = 0
             n, _ = resolve_meld(cur, spec, t, regroup, p, face_card[depth], jokers[depth], nj,
-                                shown_card[depth], face_up[depth], used, decl, removed)
+                                shown_card[depth], face_up[depth], used, decl, removed, True)
             if n < 0:
                 continue
             scratch[depth + 1] = cur
@@ -720,7 +722,7 @@ def placement_candidates(s, spec, require_face, acts, n_hand, free_used, uses, p
                 continue
             removed[:] = 0
             n, nh = resolve_meld(s, spec, t, regroup, p, face_card, jokers, nj,
-                                 shown_card, face_up, used, decl, removed)
+                                 shown_card, face_up, used, decl, removed, True)
             if n < 0:
                 continue
             acts[count] = (spec.a_regroup if regroup else spec.a_meld) + t
@@ -764,7 +766,7 @@ def apply_placement(s, spec, a):
         regroup = a >= spec.a_regroup
         t = a - (spec.a_regroup if regroup else spec.a_meld)
         n, _ = resolve_meld(s, spec, t, regroup, p, face_card, jokers, nj, shown_card,
-                            face_up, used, decl, removed)
+                            face_up, used, decl, removed, True)
         apply_meld(s, spec, t, used, decl, n)
     else:
         m = (a - spec.a_layoff) // JOKER_FACE

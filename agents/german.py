@@ -63,6 +63,7 @@ class GermanPolicyAgent(Agent):
         return a
 
 
+@register("greedy", variant="crazy")      # legal there, Crazy-blind: docs/agents.md
 @register("greedy", variant="german")
 class GermanGreedyAgent(GermanPolicyAgent):
     """Takes a discard that joins a meld, places everything as soon as legal (largest meld
@@ -72,6 +73,7 @@ class GermanGreedyAgent(GermanPolicyAgent):
     params = GREEDY
 
 
+@register("rules", variant="crazy")
 @register("rules", variant="german")
 class GermanRulesAgent(GermanPolicyAgent):
     """Greedy with judgement: holds its jokers until it cashes in, takes only discards that

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .cards import JOKER_FACE, CardError, Deck, face_text, parse_declared
+from .cards import JOKER_FACE, NUM_RANKS, CardError, Deck, face_text, parse_declared
 from .core.spec import ActionLayout, Spec, build_spec
 from .core.state import state_dtype
 from .melds import MeldTable
@@ -95,8 +95,8 @@ class Variant:
         spec = self.spec
         faces = spec.card_face
         plain = spec.hand_value[faces].astype(np.int64)
-        rows = [np.where((faces < JOKER_FACE) & (faces % 13 == r), spec.hand_value[JOKER_FACE], plain)
-                for r in self.wild_ranks]
+        rows = [np.where((faces < JOKER_FACE) & (faces % NUM_RANKS == r), spec.hand_value[JOKER_FACE],
+                         plain) for r in self.wild_ranks]
         return np.array(rows or [plain])
 
     def lowest_hand_points(self) -> int:

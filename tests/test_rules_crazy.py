@@ -1,5 +1,5 @@
 """One or more tests per rule CR-1 ... CR-5 of docs/crazy_rummy.md (Crazy Rummy), per rule
-decision D1 ... D13 and worked example W1 ... W3 of that page, each played as a scripted
+decision D1 ... D13 and worked example W1 ... W4 of that page, each played as a scripted
 table position (``german_helpers.crazy_start``); then random rounds of 3, 4 and 6 seats
 whose mask is compared with the slow reference (tests/german_reference.py, Crazy's rules)
 at every position, with every card in exactly one place.
@@ -70,7 +70,8 @@ def test_cr1_one_deck_seven_each_eight_to_the_first_no_upcard(players):
     s = g.states[0]
     first = (int(s["dealer"]) + 1) % players
     assert sorted(g.spec.card_face.tolist()) == list(range(52))
-    assert [len(g.hand(0, p)) for p in range(players)] == [8 if p == first else 7 for p in range(players)]
+    sizes = [len(g.hand(0, p)) for p in range(players)]
+    assert sizes == [8 if p == first else 7 for p in range(players)]
     assert g.discard_pile() == [] and len(g.stock()) == 52 - 7 * players - 1
     assert g.current_player() == first and s["phase"] == PHASE_PLAY and s["wild_rank"] == 0
     assert not family(g, "draw") and not family(g, "take")
@@ -87,7 +88,8 @@ def test_cr1_deal_one_at_a_time_the_eighth_card_last(players, dealer):
     dealt = 7 * players
     for k in range(players):
         extra = [order[dealt]] if k == 0 else []
-        assert sorted(g.hand(0, (dealer + 1 + k) % players)) == sorted(order[k:dealt:players] + extra)
+        seat = (dealer + 1 + k) % players
+        assert sorted(g.hand(0, seat)) == sorted(order[k:dealt:players] + extra)
     assert g.stock() == order[dealt + 1:]
 
 
@@ -99,8 +101,9 @@ def test_cr1_the_wild_rank_is_the_rounds(round_):
                     round=round_, max_turns=1)
     assert g.states[0]["wild_rank"] == round_ - 1
     play(g, "discard 8C")
+    held = ((0, 1, 2, 3, 4, 5, 6), (8, 9, 10, 11, 12, 0, 1), (2, 3, 4, 5, 6, 7, 8))   # ranks
     expected = [sum(WILD_PENALTY if r == round_ - 1 else RANK_PENALTY[r] for r in ranks)
-                for ranks in ((0, 1, 2, 3, 4, 5, 6), (8, 9, 10, 11, 12, 0, 1), (2, 3, 4, 5, 6, 7, 8))]
+                for ranks in held]
     assert list(g.summary().deadwood) == expected == [penalty(g, p) for p in range(3)]
 
 
@@ -236,7 +239,7 @@ def test_cr3_take_the_top_discard_but_not_discard_it_again():
 
 
 def test_cd4_layoffs_and_swaps_from_the_first_meld_on():
-    """CR-3 / D4: before its first meld a seat may only meld (any meld opens, no minimum);
+    """CR-3 / D4 / W3: before its first meld a seat may only meld (any meld opens, no minimum);
     from that meld on, the same turn included, it lays off on any meld and swaps."""
     g = table_position()
     assert not family(g, "layoff") | family(g, "swap")
@@ -454,7 +457,8 @@ def test_cd13_the_observation_says_the_round_and_marks_table_wilds():
     assert obs[lay.card_plane(O.P_JOKER_FACES)].nonzero()[0].tolist() == [8]          # 9C
     assert 12 not in obs[lay.card_plane(O.P_TABLE_FACES)].nonzero()[0]               # KC itself
     assert obs[lay.seat_plane(0, 2)].nonzero()[0].tolist() == [12, 17, 18, 19, 34, 47]   # seat 0's
-    assert obs[lay.scalar(O.S_MY_DEADWOOD)] == pytest.approx((4 + 8 + 9 + 10 + 10 + 10 + 25 + 2) / 200)
+    deadwood = 4 + 8 + 9 + 10 + 10 + 10 + 25 + 2                  # 4D 8D 9C TH JH QH KD 2H
+    assert obs[lay.scalar(O.S_MY_DEADWOOD)] == pytest.approx(deadwood / 200)
     g5 = start(["", "", ""], round=5)
     obs = encode(g5, 0)
     assert obs[lay.variant_scalar("round")] == pytest.approx(5 / 13)
@@ -521,7 +525,8 @@ def play_checked(g: Game, rng: random.Random, appetite: float, seen: Counter) ->
             continue
         h = g.summary()
         if event == EVENT_GAME_OVER or not g.spec.episode_game:    # the hands are still there
-            assert list(h.hand_points) == [0 if p == h.winner else -penalty(g, p) for p in range(seats)]
+            assert list(h.hand_points) == [0 if p == h.winner else -penalty(g, p)
+                                           for p in range(seats)]
         totals = [x + y for x, y in zip(totals, h.hand_points)]
         assert list(h.totals) == totals and h.credit == (0,) * seats
         seen["went out" if h.winner >= 0 else "nobody out"] += 1

@@ -547,9 +547,10 @@ def card_credit(s, spec, c):
 @njit(cache=True)
 def score_hand(s, spec, went_out):
     """GE-9: the seat that went out scores its meld credit, every other seat credit - hand
-    value (``went_out`` -1: nobody did, GE-8). After the last dealer's hand, or with a wild
-    rank the King's round (CR-5), the game ends (highest total wins; equal leaders share the
-    place, ``game_winner`` -1). Crazy's melds earn no credit: the hand's penalty only."""
+    value (``went_out`` -1: nobody did, GE-8). After the last dealer's hand, or in a game
+    with wild ranks after the kings' round (CR-5), the game ends (highest total wins; equal
+    leaders share the place, ``game_winner`` -1). Crazy's melds earn no credit, so its hand
+    points are minus the hand's penalty (0 for the seat that went out)."""
     P = spec.num_players
     for p in range(P):
         s.h_credit[p] = 0

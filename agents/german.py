@@ -63,6 +63,9 @@ class GermanPolicyAgent(Agent):
         return a
 
 
+@register("greedy", variant="crazy",
+          help="German's greedy, legal but Crazy-blind: never swaps, wild-rank cards count "
+               "as ordinary cards (docs/agents.md)")
 @register("greedy", variant="german",
           help="takes a discard that joins a meld, places everything as soon as legal "
                "(largest meld first), discards its highest card in no partial meld")
@@ -74,6 +77,9 @@ class GermanGreedyAgent(GermanPolicyAgent):
     params = GREEDY
 
 
+@register("rules", variant="crazy",
+          help="German's rules player, legal but Crazy-blind: never swaps, wild-rank cards "
+               "count as ordinary cards (docs/agents.md)")
 @register("rules", variant="german",
           help="holds its jokers until it cashes in, takes only discards that lay off or "
                "complete a natural meld, discards by hand value against what a card is worth "

@@ -292,10 +292,11 @@ class Game:
         return out
 
     def card_on_table(self, index: int, card: int) -> str:
+        """A table card's name; a joker or wild standing for another card adds it (``XX=7H``,
+        ``5C=7H``)."""
         shown = int(self.states[index]["shown"][card])
-        if card >= self.variant.deck.num_naturals:
-            return f"XX={face_text(shown)}"
-        return self.variant.deck.card_text(card)
+        text = self.variant.deck.card_text(card)
+        return text if shown == self.spec.card_face[card] else f"{text}={face_text(shown)}"
 
     def where(self, index: int = 0) -> np.ndarray:
         """``loc`` codes per card (see :mod:`core.state`)."""

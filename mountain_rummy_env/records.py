@@ -177,7 +177,8 @@ class Recorder:
         variant stops at the end of the hand (for the reveal and the last move's text)."""
         if self._one_hand is None:
             v = self.game.variant
-            self._one_hand = Game(make_variant(v.name, {**asdict(v.config), "episode": "hand"}), 1)
+            one_hand = registry.variant_info(v.name).option_defaults()["episode"]   # the default
+            self._one_hand = Game(make_variant(v.name, {**asdict(v.config), "episode": one_hand}), 1)
         self._one_hand.states[0] = before
         self._one_hand.masks[0] = mask
         self._one_hand.step_one(0, action)
@@ -200,8 +201,9 @@ def deal_line(game: Game, index: int = 0, viewer: int | None = None) -> str:
         return deck.cards_text(cards) if viewer is None or viewer == p else f"{len(cards)} cards"
 
     hands = "; ".join(f"P{p}: {hand(p)}" for p in range(game.variant.num_players))
-    up = deck.cards_text(game.discard_pile(index))
-    return f"Hand {int(s['hand_no']) + 1}, dealer P{int(s['dealer'])}. {hands}. Up-card {up}."
+    up = deck.cards_text(game.discard_pile(index))      # none in Crazy Rummy (CR-1)
+    return f"Hand {int(s['hand_no']) + 1}, dealer P{int(s['dealer'])}. {hands}." + \
+        (f" Up-card {up}." if up else "")
 
 
 def hand_result_lines(game: Game, index: int = 0) -> list[str]:

@@ -22,7 +22,9 @@ from typing import Callable
 
 from .config import ConfigError
 from .variant import Variant
-from .variants.german import MAX_SEATS, MIN_SEATS, GermanConfig, german_variant
+from .variants import crazy, german
+from .variants.crazy import CrazyConfig, crazy_variant
+from .variants.german import GermanConfig, german_variant
 from .variants.gin import GinConfig, gin_variant
 from .variants.mountain import MountainConfig, mountain_variant
 
@@ -84,8 +86,16 @@ VARIANTS: dict[str, VariantInfo] = {info.name: info for info in (
         description="Rommé for 2-6 players with two decks and four jokers: a 40-point opening, "
                     "layoffs and joker exchange; everyone is scored (docs/german_rummy.md)",
         factory=german_variant, config_class=GermanConfig,
-        num_players=range(MIN_SEATS, MAX_SEATS + 1),
+        num_players=range(german.MIN_SEATS, german.MAX_SEATS + 1),
         env_module="german_rummy_v0", gym_ids=("GermanRummy-v0",)),
+    VariantInfo(
+        name="crazy", title="Crazy Rummy",
+        description="3-6 players, one deck, 13 rounds with a wild rank that changes each round "
+                    "(A ... K); going out needs a final discard; penalty points "
+                    "(docs/crazy_rummy.md)",
+        factory=crazy_variant, config_class=CrazyConfig,
+        num_players=range(crazy.MIN_SEATS, crazy.MAX_SEATS + 1),
+        env_module="crazy_rummy_v0", gym_ids=("CrazyRummy-v0",)),
 )}
 
 DEFAULT_VARIANT = "mountain"   # the primary game: the CLI's and training's default

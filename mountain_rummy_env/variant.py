@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .cards import JOKER_FACE, CardError, Deck, face_text, parse_declared
+from .cards import JOKER_FACE, NUM_RANKS, CardError, Deck, face_text, parse_declared
 from .core.spec import ActionLayout, Spec, build_spec
 from .core.state import state_dtype
 from .melds import MeldTable
@@ -67,6 +67,7 @@ class Variant:
     spec: Spec
     layout: ActionLayout
     dtype: np.dtype = field(repr=False)
+    wild_ranks: tuple[int, ...] = ()   # ranks a hand may make wild (Crazy Rummy: the rounds' ranks)
 
     @classmethod
     def build(cls, *, name: str, config, deck: Deck, table: MeldTable, num_players: int,
@@ -88,11 +89,21 @@ class Variant:
     # ----------------------------------------------------------------------------------
     # reward bounds (docs/rewards.md derives them)
 
+    def hand_values(self) -> np.ndarray:
+        """Each card's in-hand value (deadwood), one row per rank in :attr:`wild_ranks` (the
+        cards of that rank count as jokers), or a single row for a variant without wilds."""
+        spec = self.spec
+        faces = spec.card_face
+        plain = spec.hand_value[faces].astype(np.int64)
+        rows = [np.where((faces < JOKER_FACE) & (faces % NUM_RANKS == r), spec.hand_value[JOKER_FACE],
+                         plain) for r in self.wild_ranks]
+        return np.array(rows or [plain])
+
     def lowest_hand_points(self) -> int:
         """A lower bound of one seat's hand points (MR-12, MR-13): credit and bonuses are never
-        negative, and at worst the seat holds every card, so -(all cards' deadwood values)."""
-        spec = self.spec
-        return -int(spec.hand_value[spec.card_face].sum())
+        negative, and at worst the seat holds every card, so -(all cards' deadwood values) in
+        the costliest hand (:meth:`hand_values`)."""
+        return -int(self.hand_values().sum(axis=1).max())
 
     def lowest_hand_margin(self) -> int:
         """A lower bound of a seat's hand points minus an opponent's (MR-12, MR-13): at worst
@@ -106,9 +117,9 @@ class Variant:
         best_credit = np.where(natural, np.maximum(spec.rank_credit[rank], spec.run_credit[rank]),
                                max(spec.rank_credit.max(), spec.run_credit.max()))
         best_credit = np.where(natural & (rank == 0), np.maximum(best_credit, spec.run_credit[13]), best_credit)
-        per_card = np.maximum(spec.hand_value[faces], best_credit)
+        per_card = np.maximum(self.hand_values(), best_credit)
         bonus = max(max(spec.base_bonus, spec.high_bonus) + spec.summit_bonus, spec.undercut_bonus)
-        return -int(per_card.sum() + bonus)
+        return -int(per_card.sum(axis=1).max() + bonus)
 
     # ----------------------------------------------------------------------------------
     # action <-> text

@@ -1,5 +1,6 @@
-"""Helpers for the German Rummy rules tests (docs/german_rummy.md): a deck order built from
-the table position wanted, scripted turns, and an independent recount of meld credit.
+"""Helpers for the German Rummy rules tests (docs/german_rummy.md) and Crazy Rummy's
+(docs/crazy_rummy.md): a deck order built from the table position wanted, scripted turns,
+and an independent recount of meld credit.
 
 Seats: the worked examples' P1, P2, ... are seats 0, 1, ...; unless told otherwise the
 last seat deals, so seat 0 (P1) plays first.
@@ -14,11 +15,11 @@ import numpy as np
 from mountain_rummy_env import Game
 from mountain_rummy_env.cards import JOKER_FACE, NUM_RANKS, parse_face
 from mountain_rummy_env.core.state import LOC_HAND, LOC_STOCK
+from mountain_rummy_env.variants.crazy import crazy_variant
 from mountain_rummy_env.variants.german import german_variant
 
 from helpers import play
 
-HAND_SIZE = 13
 NUM_CARDS = 108
 # GE-2: hand value by rank (A 11, K Q J T 10, 2-9 face); a joker in hand costs 20
 RANK_VALUE = (11, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10)
@@ -29,6 +30,12 @@ JOKER_HAND_VALUE = 20
 def german(**options):
     """``german_variant(**options)``, built once per option set."""
     return german_variant(**options)
+
+
+@lru_cache(maxsize=None)
+def crazy(**options):
+    """``crazy_variant(**options)``, built once per option set."""
+    return crazy_variant(**options)
 
 
 def _filler_order() -> list[int]:
@@ -50,7 +57,24 @@ FILLER = _filler_order()
 
 def german_deck(hands, upcard: str | None = None, stock: str = "", *,
                 dealer: int | None = None) -> list[int]:
-    """A full 108-card order (card ids, top first) for a GE-1 deal.
+    """A full 108-card order (card ids, top first) for a GE-1 deal (:func:`deck_order`)."""
+    return deck_order(german(), hands, upcard, stock, dealer)
+
+
+def crazy_deck(hands, stock: str = "", *, dealer: int | None = None) -> list[int]:
+    """A full 52-card order (card ids, top first) for a CR-1 deal: ``hands[p]`` is dealt to
+    seat p, 7 cards, 8 to the seat after the dealer, whose eighth card is dealt last,
+    where German's up-card lies (:func:`deck_order`)."""
+    n = len(hands)
+    first = 0 if dealer is None else (dealer + 1) % n
+    cards = hands[first].split()
+    hands = list(hands)
+    hands[first] = " ".join(cards[:7])
+    return deck_order(crazy(), hands, " ".join(cards[7:]) or None, stock, dealer)
+
+
+def deck_order(variant, hands, upcard: str | None, stock: str, dealer: int | None) -> list[int]:
+    """A full deck order (card ids, top first) of ``variant`` for its deal.
 
     ``hands[p]`` (card text) is dealt to seat p, ``upcard`` starts the discard pile and
     ``stock`` lies on top of the stock, top first; a ``?`` in ``stock`` is any card not
@@ -58,23 +82,24 @@ def german_deck(hands, upcard: str | None = None, stock: str = "", *,
     the unnamed cards in :data:`FILLER` order. The deal goes one card at a time from the
     seat after ``dealer`` (default: the last seat, so seat 0 gets the first card)."""
     n = len(hands)
+    size, num_cards = variant.spec.hand_size, variant.deck.num_cards
     dealer = n - 1 if dealer is None else dealer
     tokens = [t for t in stock.split() if t != "?"]
-    named = german().deck.parse_cards(" ".join([*hands, upcard or "", *tokens]))  # one parse: copies counted
-    unused = iter(c for c in FILLER if c not in set(named))
+    named = variant.deck.parse_cards(" ".join([*hands, upcard or "", *tokens]))  # one parse: copies counted
+    unused = iter(c for c in FILLER if c < num_cards and c not in set(named))
     dealt, at = [], 0
     for text in hands:
         k = len(text.split())
-        if k > HAND_SIZE:
+        if k > size:
             raise ValueError(f"a hand of {k} cards: {text}")
-        dealt.append(named[at:at + k] + [next(unused) for _ in range(HAND_SIZE - k)])
+        dealt.append(named[at:at + k] + [next(unused) for _ in range(size - k)])
         at += k
     up = named[at:at + 1] if upcard else [next(unused)]
     top = iter(named[at + 1:] if upcard else named[at:])
     stock_ids = [next(unused) if t == "?" else next(top) for t in stock.split()]
-    order = [dealt[(dealer + 1 + k) % n][r] for r in range(HAND_SIZE) for k in range(n)]
+    order = [dealt[(dealer + 1 + k) % n][r] for r in range(size) for k in range(n)]
     order += up + stock_ids + list(unused)
-    assert sorted(order) == list(range(NUM_CARDS))
+    assert sorted(order) == list(range(num_cards))
     return order
 
 
@@ -84,6 +109,16 @@ def start(hands, upcard: str | None = None, stock: str = "", *, dealer: int | No
     :func:`german_deck`."""
     g = Game(german(num_players=len(hands), **options), 1)
     g.reset(seed=seed, deck=german_deck(hands, upcard, stock, dealer=dealer),
+            dealer=len(hands) - 1 if dealer is None else dealer)
+    return g
+
+
+def crazy_start(hands, stock: str = "", *, dealer: int | None = None, seed: int = 0,
+                **options) -> Game:
+    """A one-game batch of ``crazy(num_players=len(hands), **options)`` dealt from
+    :func:`crazy_deck`; the seat after the dealer (seat 0 by default) is to play."""
+    g = Game(crazy(num_players=len(hands), **options), 1)
+    g.reset(seed=seed, deck=crazy_deck(hands, stock, dealer=dealer),
             dealer=len(hands) - 1 if dealer is None else dealer)
     return g
 

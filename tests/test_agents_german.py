@@ -14,7 +14,7 @@ from agents.german_policy import GREEDY, _should_have_placed, play_out, rules_pa
 from agents.search import determinise
 from experiments.german_ladder import compare, deal_margins, dealt_states, policy_margins
 from experiments.play import play_hand
-from mountain_rummy_env import Game, german_variant, player_view
+from mountain_rummy_env import Game, german_variant, make_variant, player_view
 from mountain_rummy_env.core.state import EVENT_NONE, LOC_HAND, LOC_TABLE, PHASE_HAND_OVER
 from mountain_rummy_env.solver import make_workspace
 from test_fair_agents import redeal_hidden
@@ -76,6 +76,17 @@ def test_every_agent_plays_whole_hands_legally(seats):
         result = play_hand(g, agents, seed=700 + 10 * seats + hand)
         assert g.done(0) and result.steps > seats
         assert len(result.hand_points) == seats
+
+
+def test_greedy_and_rules_play_crazy_rummy_legally():
+    """German's greedy and rules, registered for Crazy Rummy (docs/agents.md), play whole
+    rounds at four seats (step_one raises on an illegal action)."""
+    g = Game(make_variant("crazy", num_players=4), 1)
+    for hand in range(4):
+        agents = [make_agent(("greedy", "rules")[(q + hand) % 2], seed=q, variant="crazy")
+                  for q in range(4)]
+        result = play_hand(g, agents, seed=800 + hand)
+        assert g.done(0) and len(result.hand_points) == 4
 
 
 @pytest.mark.parametrize("seats", [2, 4, 6])

@@ -1,6 +1,7 @@
-"""German Rummy on every adapter, for 2, 3, 4 and 6 seats: the PettingZoo suites (api, seed,
-parallel, render), Gymnasium and SB3 ``check_env``, the vector env, seat-relative
-observations that never show hidden cards (GE-1 deal, GE-9 per-seat rewards)."""
+"""The variants of the German kernels on every adapter: German Rummy for 2, 3, 4 and 6
+seats, Crazy Rummy for 3, 4 and 6: the PettingZoo suites (api, seed, parallel, render),
+Gymnasium and SB3 ``check_env``, the vector env, seat-relative observations that never show
+hidden cards (GE-1 / CR-1 deals, GE-9 / CR-5 per-seat rewards)."""
 
 from __future__ import annotations
 
@@ -10,54 +11,63 @@ import gymnasium
 import numpy as np
 import pytest
 
-from mountain_rummy_env import ConfigError, Game, german_rummy_v0, german_variant
+from mountain_rummy_env import ConfigError, Game, make_variant
 from mountain_rummy_env.core.state import LOC_FACEDOWN, LOC_HAND, LOC_STOCK, LOC_TABLE
 from mountain_rummy_env.envs import observation as O
+from mountain_rummy_env.registry import VARIANTS
 
-SEATS = (2, 3, 4, 6)
+SEATS = {"german": (2, 3, 4, 6), "crazy": (3, 4, 6)}
+TABLES = [(name, seats) for name, counts in SEATS.items() for seats in counts]
 
 
-@pytest.mark.parametrize("seats", SEATS)
-def test_pettingzoo_api_and_parallel(seats):
+def module(name: str):
+    """The variant's PettingZoo module (``german_rummy_v0``, ``crazy_rummy_v0``)."""
+    return VARIANTS[name].import_env_module()
+
+
+@pytest.mark.parametrize("name, seats", TABLES)
+def test_pettingzoo_api_and_parallel(name, seats):
     from pettingzoo.test import api_test, parallel_api_test
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        env = german_rummy_v0.env(num_players=seats)
+        env = module(name).env(num_players=seats)
         api_test(env, num_cycles=200)
         assert env.possible_agents == [f"player_{p}" for p in range(seats)]
-        parallel_api_test(german_rummy_v0.parallel_env(num_players=seats), num_cycles=200)
+        parallel_api_test(module(name).parallel_env(num_players=seats), num_cycles=200)
 
 
-@pytest.mark.parametrize("seats", (2, 4))
-def test_pettingzoo_seed_and_render(seats, capsys):
+@pytest.mark.parametrize("name, seats", [("german", 2), ("german", 4), ("crazy", 3), ("crazy", 6)])
+def test_pettingzoo_seed_and_render(name, seats, capsys):
     from pettingzoo.test import render_test, seed_test
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        seed_test(lambda **kw: german_rummy_v0.env(num_players=seats, **kw), num_cycles=200)
-        render_test(lambda **kw: german_rummy_v0.env(num_players=seats, **kw))
+        seed_test(lambda **kw: module(name).env(num_players=seats, **kw), num_cycles=200)
+        render_test(lambda **kw: module(name).env(num_players=seats, **kw))
 
 
-@pytest.mark.parametrize("seats", SEATS)
-def test_gymnasium_and_sb3_check_env(seats):
+@pytest.mark.parametrize("name, seats", TABLES)
+def test_gymnasium_and_sb3_check_env(name, seats):
     from gymnasium.utils.env_checker import check_env
     from stable_baselines3.common.env_checker import check_env as sb3_check_env
+    single = module(name).SingleAgentEnv
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        check_env(german_rummy_v0.SingleAgentEnv(num_players=seats, illegal_action="terminate"))
-        sb3_check_env(german_rummy_v0.SingleAgentEnv(num_players=seats, illegal_action="terminate",
-                                                     seat="rotate"))
-        check_env(gymnasium.make("GermanRummy-v0", num_players=seats,
+        check_env(single(num_players=seats, illegal_action="terminate"))
+        sb3_check_env(single(num_players=seats, illegal_action="terminate", seat="rotate"))
+        check_env(gymnasium.make(VARIANTS[name].gym_ids[0], num_players=seats,
                                  illegal_action="terminate").unwrapped)
 
 
-def test_single_agent_seats_and_opponent_lists():
-    env = german_rummy_v0.SingleAgentEnv(num_players=4, seat=2)
+@pytest.mark.parametrize("name", SEATS)
+def test_single_agent_seats_and_opponent_lists(name):
+    single = module(name).SingleAgentEnv
+    env = single(num_players=4, seat=2)
     env.reset(seed=1)
     assert env.game.current_player(0) == 2
     with pytest.raises(ConfigError, match="0..3"):
-        german_rummy_v0.SingleAgentEnv(num_players=4, seat=4)
+        single(num_players=4, seat=4)
     with pytest.raises(ConfigError, match="list of 3"):
-        german_rummy_v0.SingleAgentEnv(num_players=4, opponent=[None, None])
+        single(num_players=4, opponent=[None, None])
     # each other seat plays its own policy: seat offsets 1, 2, 3 after the agent
     seen = {1: 0, 2: 0, 3: 0}
 
@@ -67,8 +77,7 @@ def test_single_agent_seats_and_opponent_lists():
             return int(np.flatnonzero(mask)[0])
         return act
 
-    env = german_rummy_v0.SingleAgentEnv(num_players=4, seat="rotate",
-                                         opponent=[policy(1), policy(2), policy(3)])
+    env = single(num_players=4, seat="rotate", opponent=[policy(1), policy(2), policy(3)])
     for seed in range(3):
         env.reset(seed=seed)
         assert env.seat == seed % 4
@@ -79,10 +88,11 @@ def test_single_agent_seats_and_opponent_lists():
     assert all(n > 0 for n in seen.values())
 
 
+@pytest.mark.parametrize("name", SEATS)
 @pytest.mark.parametrize("mode", ("margin", "points", "win"))
-def test_per_seat_rewards_match_the_hand(mode):
-    """GE-9 results per seat; margin and win are zero-sum for any number of seats."""
-    env = german_rummy_v0.env(num_players=3, reward=mode)
+def test_per_seat_rewards_match_the_hand(name, mode):
+    """GE-9 / CR-5 results per seat; margin and win are zero-sum for any number of seats."""
+    env = module(name).env(num_players=3, reward=mode)
     rng = np.random.default_rng(5)
     env.reset(seed=2)
     totals = dict.fromkeys(env.possible_agents, 0.0)
@@ -102,8 +112,8 @@ def test_per_seat_rewards_match_the_hand(mode):
         assert values[0] == pytest.approx(pts[0] - (pts[1] + pts[2]) / 2)
 
 
-def _positions(seats, count, seed):
-    game = Game(german_variant(num_players=seats), 1)
+def _positions(name, seats, count, seed):
+    game = Game(make_variant(name, num_players=seats), 1)
     rng = np.random.default_rng(seed)
     game.reset(seed=seed)
     out = []
@@ -121,12 +131,13 @@ def _encode(variant, states, seat):
     return out[0]
 
 
+@pytest.mark.parametrize("name", SEATS)
 @pytest.mark.parametrize("seats", (3, 6))
-def test_no_hidden_cards_in_any_seats_view(seats):
+def test_no_hidden_cards_in_any_seats_view(name, seats):
     """Every other seat's unknown cards, the stock and face-down cards are one UNSEEN union:
     swapping any two of them leaves a seat's observation unchanged (with three or more seats
     the third seat's hand used to fall through), while its own hand shows."""
-    variant, positions = _positions(seats, 40, seed=seats)
+    variant, positions = _positions(name, seats, 40, seed=seats)
     lay = O.observation_layout(variant)
     checked = 0
     for states in positions[::4]:
@@ -153,10 +164,11 @@ def test_no_hidden_cards_in_any_seats_view(seats):
     assert checked > 10
 
 
-def test_seat_relative_blocks():
+@pytest.mark.parametrize("name", SEATS)
+def test_seat_relative_blocks(name):
     """The next seat's data sits in the 2-seat places; the seats further on in their own blocks,
     absent seats (padding to six) are zeros."""
-    variant, positions = _positions(4, 120, seed=9)
+    variant, positions = _positions(name, 4, 120, seed=9)
     lay = O.observation_layout(variant)
     assert lay.num_seats == 6
     for states in positions[::10]:
@@ -180,10 +192,11 @@ def test_seat_relative_blocks():
                 assert obs[lay.seat_scalar(0, k)] == 0
 
 
-def test_vector_env_plays_all_seats_and_pays_the_margin():
+@pytest.mark.parametrize("name", SEATS)
+def test_vector_env_plays_all_seats_and_pays_the_margin(name):
     """The learner's reward is its hand points minus the mean of the three other seats'
     (the padded seats 4 and 5 take no part)."""
-    env = german_rummy_v0.vector_env(4, seed=3, num_players=4)
+    env = module(name).vector_env(4, seed=3, num_players=4)
     obs, info = env.reset(seed=3)
     assert obs.shape == (4, O.observation_size(env.variant))
     rng = np.random.default_rng(0)

@@ -32,8 +32,13 @@ def kernels_of(spec) -> object:
 
 
 def variant_scalar_names(spec) -> tuple[str, ...]:
-    """Names of the observation scalars a variant adds (its module's ``VARIANT_SCALAR_NAMES``)."""
-    return tuple(getattr(kernels_of(spec), "VARIANT_SCALAR_NAMES", ()))
+    """Names of the observation scalars a variant adds: its module's ``scalar_names(spec)``
+    where the options choose them (as many as ``VARIANT_SCALAR_NAMES``, the compiled
+    count), else ``VARIANT_SCALAR_NAMES``."""
+    kernels = kernels_of(spec)
+    if hasattr(kernels, "scalar_names"):
+        return tuple(kernels.scalar_names(spec))
+    return tuple(getattr(kernels, "VARIANT_SCALAR_NAMES", ()))
 
 
 def _kernels_for(spec_type):

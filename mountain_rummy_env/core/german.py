@@ -1,4 +1,5 @@
-"""German Rummy / Rommé rules (docs/german_rummy.md) as compiled functions over state records.
+"""German Rummy / Rommé rules (docs/german_rummy.md) as compiled functions over state records,
+with options that make them Crazy Rummy's (docs/crazy_rummy.md).
 
 The same entry points as :mod:`.rules` (``new_game``, ``start_hand``, ``next_hand``,
 ``legal_mask``, ``apply_action``) over Mountain's record plus two German fields
@@ -15,6 +16,13 @@ shuffling, the hand and table views and the table moves are the shared building 
 
 ``placed_before[p]`` means "seat p has opened"; ``obligation`` is the taken discard an
 unopened seat must use in its opening, or the freed joker an opened seat must meld next.
+
+The rule options of :class:`GermanSpec` (German Rummy's values keep German's rules) turn
+these into Crazy Rummy's: no opening minimum (the first meld opens, and the top discard may
+always be taken), wilds in any number and alone (CR-2), no freed-joker obligation, going out
+only by a final discard and a lone card drawn from the stock (CR-4), no stock rebuild (CR-5),
+the deal of CR-1, one deck's faces shown once on the table (decision D3) and a wild rank
+that follows the round (``s.wild_rank``, :func:`.rules.card_face_now`).
 """
 
 from __future__ import annotations
@@ -25,12 +33,13 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ..cards import JOKER_FACE
+from ..cards import JOKER_FACE, NUM_RANKS
 from ..solver import OBJ_CREDIT, make_workspace, solve_multiset_ws
 from .batch import register_kernels
 from .rules import (
-    apply_layoff, apply_meld, begin_game, deal, draw_stock, hand_mask_bits, hand_view, layoff_card,
-    layoff_position, leave_hand, place_on_table, random_below, resolve_meld, shuffle_deck, SET,
+    apply_layoff, apply_meld, begin_game, card_face_now, deal, draw_stock, hand_mask_bits, hand_view,
+    is_wild, layoff_card, layoff_position, leave_hand, place_on_table, random_below, resolve_meld,
+    shuffle_deck, SET,
 )
 from .spec import Spec
 from .state import (
@@ -43,8 +52,10 @@ MAX_CLEAR_DEPTH = 0         # no MR-7 dead-end search (Game sizes its scratch fr
 MAX_OPENING_MELDS = 8       # melds one opening search stacks (14 cards make at most 4)
 
 # Observation scalars German adds (docs/observation.md): what the player to move has melded
-# toward its opening this turn (/ 40), and whether the stock was rebuilt (GE-8).
+# toward its opening this turn (/ 40), and whether the stock was rebuilt (GE-8). Crazy Rummy
+# writes its own two in the same places: the round / 13 and the wild rank (A 0 ... K 1).
 VARIANT_SCALAR_NAMES = ("opening_total", "stock_rebuilt")
+CRAZY_SCALAR_NAMES = ("round", "wild_rank")
 
 GERMAN_FIELDS = [
     ("open_total", np.int16),  # GE-5: credit the player to move has melded this turn before opening
@@ -64,7 +75,17 @@ GermanSpec = NamedTuple("GermanSpec", [
     ("t_credit", np.ndarray),      # (T, 14) credit per template slot (the solver's table)
     ("t_total", np.ndarray),       # (T,) credit of the whole template
     ("solver_values", np.ndarray), # (53,) int64 hand values, as the solver takes them
-    ("min_naturals", int),         # GE-3: a meld with two or more jokers holds this many naturals
+    ("min_naturals", int),         # GE-3: a meld with no natural or two or more jokers holds this
+                                   # many naturals (Crazy 0: wilds in any number, even alone, CR-2)
+    # rule options: German's value first, then Crazy Rummy's (docs/crazy_rummy.md); open_min
+    # 0 (CR-3) also drops GE-5's rule on taking the top discard before opening
+    ("freed_joker_melds", bool),   # GE-6: a swapped-out joker must go into a new meld; CR-3: free
+    ("out_by_discard", bool),      # CR-4: no placement may empty the hand (German: GE-7 allows it)
+    ("lone_card_draws", bool),     # CR-4: a seat holding one card may not take the top discard
+    ("rebuild_stock", bool),       # GE-8 rebuild; CR-5: the turn that drew the last card ends the hand
+    ("extra_card_first", bool),    # CR-1: no up-card; the seat after the dealer gets it and plays
+    ("faces_once", bool),          # Crazy D3: one deck, so no face shows twice on the table
+    ("first_wild", int),           # CR-1: the first hand's wild rank (round - 1); -1 none (German)
 ])
 GermanSpec.__module__ = __name__
 
@@ -81,7 +102,7 @@ def hand_layers(s, spec, p):
     jokers = 0
     for c in range(spec.num_cards):
         if s.loc[c] == LOC_HAND + p:
-            once, twice, jokers = with_face(once, twice, jokers, spec.card_face[c])
+            once, twice, jokers = with_face(once, twice, jokers, card_face_now(s, spec, c))
     return once, twice, jokers
 
 
@@ -99,7 +120,9 @@ def with_face(once, twice, jokers, f):
 @njit(cache=True)
 def fill(spec, t, once, jokers):
     """GE-3 template fill: (naturals held, jokers needed) of template ``t``, or (-1, -1)
-    when it cannot be melded (not enough jokers; no natural; two jokers with one natural)."""
+    when it cannot be melded: not enough jokers, or fewer than ``min_naturals`` naturals in
+    a meld with no natural or with two or more jokers (German: no natural; two jokers with
+    one natural. Crazy: never, CR-2)."""
     held = np.uint64(spec.t_mask[t]) & once
     naturals = 0
     x = held
@@ -107,7 +130,7 @@ def fill(spec, t, once, jokers):
         x &= x - np.uint64(1)
         naturals += 1
     k = spec.t_len[t] - naturals
-    if naturals == 0 or k > jokers or (k >= 2 and naturals < 2):
+    if k > jokers or naturals < spec.min_naturals and (naturals == 0 or k >= 2):
         return -1, -1
     return naturals, k
 
@@ -208,23 +231,23 @@ def opened(s, p):
 @njit(cache=True)
 def pending_face(s, spec):
     """The face the pending obligation card shows (JOKER_FACE for a joker), or -1."""
-    return spec.card_face[s.obligation] if s.obligation >= 0 else -1
+    return card_face_now(s, spec, s.obligation) if s.obligation >= 0 else -1
 
 
 @njit(cache=True)
 def resolve(s, spec, t, p, face_card, jokers, nj, no_face_up, used, decl, removed):
     """Cards for a new meld of template ``t`` from p's hand (naturals where held, jokers for
-    the rest), or -1 if GE-3 forbids it (no natural, or two jokers with fewer than two
-    naturals)."""
+    the rest), or -1 if GE-3 forbids it (no natural, or two jokers with fewer than
+    ``min_naturals`` naturals; Crazy's wilds meld in any number, CR-2)."""
     n, _ = resolve_meld(s, spec, t, False, p, face_card, jokers, nj, no_face_up, no_face_up,
-                        used, decl, removed)
+                        used, decl, removed, spec.min_naturals > 0)
     if n < 0:
         return -1
     wild = 0
     for i in range(n):
-        if used[i] >= spec.num_naturals:
+        if is_wild(s, spec, used[i]):
             wild += 1
-    if wild >= 2 and n - wild < 2:
+    if wild >= 2 and n - wild < spec.min_naturals:
         return -1
     return n
 
@@ -241,7 +264,7 @@ def lone_taken_card_stuck(s, spec, p):
             card = c
     if card < 0:
         return False
-    f = spec.card_face[card]
+    f = card_face_now(s, spec, card)
     for m in range(spec.max_melds):
         if s.m_kind[m] == MELD_EMPTY:
             continue
@@ -253,6 +276,42 @@ def lone_taken_card_stuck(s, spec, p):
                 if layoff_position(s, spec, m, g) >= 0:
                     return False
     return True
+
+
+@njit(cache=True)
+def table_faces(s, spec):
+    """The faces shown on the table (bits), a joker's or wild's declared face included."""
+    bits = np.uint64(0)
+    for c in range(spec.num_cards):
+        if s.loc[c] == LOC_TABLE:
+            bits |= np.uint64(1) << np.uint64(s.shown[c])
+    return bits
+
+
+@njit(cache=True)
+def wild_shows(s, spec, f):
+    """Whether a joker or wild on the table stands for face ``f``."""
+    for c in range(spec.num_cards):
+        if s.loc[c] == LOC_TABLE and s.shown[c] == f and is_wild(s, spec, c):
+            return True
+    return False
+
+
+@njit(cache=True)
+def turn_can_end(s, spec, p):
+    """After a placement by p: can the turn still end? German (D18): unless p holds only
+    the card taken this turn and it lays off nowhere (an empty hand has gone out). Crazy
+    (``out_by_discard``, CR-4): p keeps a card to discard, one not taken this turn, or the
+    taken card swaps for a table wild standing for it (the wild may then be discarded)."""
+    if not spec.out_by_discard:
+        return not lone_taken_card_stuck(s, spec, p)
+    taken = -1
+    for c in range(spec.num_cards):
+        if s.loc[c] == LOC_HAND + p:
+            if s.taken[c] == 0:
+                return True
+            taken = c
+    return taken >= 0 and wild_shows(s, spec, card_face_now(s, spec, taken))
 
 
 @njit(cache=True)
@@ -272,6 +331,8 @@ def meld_offered(s, spec, t, p, held, work, ws, face_card, jokers, nj, no_face_u
     position after it, ``ws`` is the solver's workspace; ``held`` the faces p holds."""
     if fill(spec, t, held, nj)[0] < 0:
         return False
+    if spec.faces_once and (np.uint64(spec.t_mask[t]) & table_faces(s, spec)) != 0:   # D3
+        return False
     n = resolve(s, spec, t, p, face_card, jokers, nj, no_face_up, used, decl, removed)
     if n < 0:
         return False
@@ -286,11 +347,11 @@ def meld_offered(s, spec, t, p, held, work, ws, face_card, jokers, nj, no_face_u
     work[0] = s
     w = work[0]
     apply_meld(w, spec, t, used, decl, n)
-    if not is_open:
+    if not is_open and spec.open_min > 0:
         once, twice, nj_after = hand_layers(w, spec, p)
         total = s.open_total + spec.t_total[t]
         return opening_reachable(spec, ws, once, twice, nj_after, total, pending_face(w, spec))
-    return not lone_taken_card_stuck(w, spec, p)
+    return turn_can_end(w, spec, p)
 
 
 @njit(cache=True)
@@ -327,12 +388,12 @@ def legal_mask(s, spec, mask, scratch):
     is_open = opened(s, p)
     top = top_card(s)
     if s.phase == PHASE_DRAW:
-        mask[spec.a_draw] = 1      # the stock is never empty at a draw (end_turn rebuilds it)
-        if top >= 0:
-            if is_open:
+        mask[spec.a_draw] = 1      # the stock is never empty at a draw (end_turn sees to it)
+        if top >= 0 and not (spec.lone_card_draws and hand_size(s, spec, p) == 1):   # CR-4
+            if is_open or spec.open_min == 0:
                 mask[spec.a_take + top] = 1
             else:                  # GE-5: only for an opening that uses it
-                f = spec.card_face[top]
+                f = card_face_now(s, spec, top)
                 once, twice, nj = hand_layers(s, spec, p)
                 once, twice, nj = with_face(once, twice, nj, f)
                 if opening_reachable(spec, make_workspace(spec.num_templates), once, twice, nj, 0, f):
@@ -360,7 +421,7 @@ def legal_mask(s, spec, mask, scratch):
                 mask[spec.a_layoff + m * JOKER_FACE + f] = 1
         for k in range(MELD_WIDTH):
             j = s.m_cards[m, k]
-            if j < spec.num_naturals:
+            if j < 0 or not is_wild(s, spec, j):
                 continue
             f = s.shown[j]
             if swap_offered(s, spec, p, m, f, once, twice, nj, face_card, scratch[1:], ws):
@@ -376,19 +437,24 @@ def layoff_offered(s, spec, p, m, f, face_card, jokers, nj, no_face_up, work):
     c = layoff_card(s, spec, m, f, face_card, jokers, nj, no_face_up)
     if c < 0:
         return False
+    if spec.faces_once and table_faces(s, spec) >> np.uint64(f) & np.uint64(1):   # D3
+        return False
     work[0] = s
     apply_layoff(work[0], spec, m, f, c)
-    return not lone_taken_card_stuck(work[0], spec, p)
+    return turn_can_end(work[0], spec, p)
 
 
 @njit(cache=True)
 def swap_offered(s, spec, p, m, f, once, twice, nj, face_card, work, ws):
     """Whether ``swap f m`` is legal for p, who has opened and owes no freed joker, given a
     joker declared ``f`` in meld ``m`` (GE-6): p holds a natural f and can then meld the
-    freed joker. ``once``/``twice`` are p's hand layers (:func:`hand_layers`); ``work[0]``
-    gets the position after the swap, ``work[1:]`` is scratch for the meld search."""
+    freed joker (with no such obligation, CR-3, holding the natural is enough).
+    ``once``/``twice`` are p's hand layers (:func:`hand_layers`); ``work[0]`` gets the
+    position after the swap, ``work[1:]`` is scratch for the meld search."""
     if face_card[f] < 0:
         return False
+    if not spec.freed_joker_melds:
+        return True
     # after the swap p holds the joker instead of one copy of f
     bit = np.uint64(1) << np.uint64(f)
     after = (once & ~bit) | (twice & bit)
@@ -407,9 +473,22 @@ def discard_mask(s, spec, mask, p):
             mask[spec.a_discard + spec.card_face[c]] = 1
 
 
+def scalar_names(spec) -> tuple[str, ...]:
+    """Names of the variant scalars ``spec`` writes: German's, or Crazy Rummy's."""
+    return CRAZY_SCALAR_NAMES if spec.first_wild >= 0 else VARIANT_SCALAR_NAMES
+
+
+assert len(CRAZY_SCALAR_NAMES) == len(VARIANT_SCALAR_NAMES)   # one observation size for both
+
+
 @njit(cache=True)
 def variant_scalars(s, spec, p, row, start, q):
-    """Write :data:`VARIANT_SCALAR_NAMES` of seat ``p``'s view at ``row[start:]`` (scaled by ``q``)."""
+    """Write the variant scalars of seat ``p``'s view (:func:`scalar_names`) at
+    ``row[start:]`` (scaled by ``q``)."""
+    if spec.first_wild >= 0:
+        for k, x in enumerate(((s.wild_rank + 1) / NUM_RANKS, s.wild_rank / (NUM_RANKS - 1))):
+            row[start + k] = x if q == 1.0 else np.floor(x * q + 0.5)
+        return
     if s.current == p:
         x = min(s.open_total / spec.open_min, 1.0) * q
         row[start] = x if q == 1.0 else np.floor(x + 0.5)
@@ -422,24 +501,34 @@ def variant_scalars(s, spec, p, row, start, q):
 
 @njit(cache=True)
 def start_hand(s, spec):
-    """GE-1: deal ``s.deck`` (13 each from the seat after the dealer, one up-card, the stock)."""
+    """GE-1: deal ``s.deck`` (13 each from the seat after the dealer, one up-card, the stock).
+    CR-1 (``extra_card_first``): 7 each, and the card that would be the up-card goes to the
+    seat after the dealer, who begins by melding or discarding; the discard pile is empty."""
     deal(s, spec)
+    if spec.extra_card_first:
+        s.loc[s.discard[0]] = LOC_HAND + s.current
+        s.discard_len = 0
+        s.phase = PHASE_PLAY
     s.open_total = 0
     s.rebuilt = 0
 
 
 @njit(cache=True)
 def new_game(s, spec, seed, dealer, deck_given):
-    """Start a game (:func:`rules.begin_game`, the first dealer at random) and deal."""
+    """Start a game (:func:`rules.begin_game`, the first dealer at random) and deal; the
+    first hand's wild rank is ``spec.first_wild`` (CR-1; -1: none)."""
     begin_game(s, spec, seed, dealer, deck_given, False)
+    s.wild_rank = spec.first_wild
     start_hand(s, spec)
 
 
 @njit(cache=True)
 def next_hand(s, spec):
-    """The next hand of the game: the next seat deals."""
+    """The next hand of the game: the next seat deals, the wild rank (if any) is the next (CR-1)."""
     s.hand_no += 1
     s.dealer = (s.dealer + 1) % spec.num_players
+    if s.wild_rank >= 0:
+        s.wild_rank += 1
     shuffle_deck(s, spec)
     start_hand(s, spec)
 
@@ -458,8 +547,10 @@ def card_credit(s, spec, c):
 @njit(cache=True)
 def score_hand(s, spec, went_out):
     """GE-9: the seat that went out scores its meld credit, every other seat credit - hand
-    value (``went_out`` -1: nobody did, GE-8). After the last dealer's hand the game ends
-    (highest total wins; equal leaders share the place, ``game_winner`` -1)."""
+    value (``went_out`` -1: nobody did, GE-8). After the last dealer's hand, or in a game
+    with wild ranks after the kings' round (CR-5), the game ends (highest total wins; equal
+    leaders share the place, ``game_winner`` -1). Crazy's melds earn no credit, so its hand
+    points are minus the hand's penalty (0 for the seat that went out)."""
     P = spec.num_players
     for p in range(P):
         s.h_credit[p] = 0
@@ -469,7 +560,7 @@ def score_hand(s, spec, went_out):
         if s.loc[c] == LOC_TABLE:
             s.h_credit[s.owner[c]] += card_credit(s, spec, c)
         elif s.loc[c] >= LOC_HAND:
-            s.h_deadwood[s.loc[c] - LOC_HAND] += spec.hand_value[spec.card_face[c]]
+            s.h_deadwood[s.loc[c] - LOC_HAND] += spec.hand_value[card_face_now(s, spec, c)]
     for p in range(P):
         s.h_sp[p] = s.h_credit[p] - s.h_deadwood[p]
         s.h_points[p] = s.h_sp[p]
@@ -481,7 +572,8 @@ def score_hand(s, spec, went_out):
     s.h_bonus_kinds = 0
     s.end_kind = kind
     s.ender = went_out
-    if s.hand_no + 1 >= P:
+    last = s.wild_rank == NUM_RANKS - 1 if s.wild_rank >= 0 else s.hand_no + 1 >= P
+    if last:
         best = s.scores[0]
         for p in range(1, P):
             best = max(best, s.scores[p])
@@ -524,7 +616,8 @@ def rebuild_stock(s, spec):
 @njit(cache=True)
 def end_turn(s, spec):
     """The turn ended with a discard: the next seat draws, after a GE-8 rebuild if the stock
-    is empty; a second empty stock, or the turn cap, ends the hand with no winner."""
+    is empty; a second empty stock, or the turn cap, ends the hand with no winner, and so
+    does an empty stock without ``rebuild_stock`` (CR-5)."""
     p = s.current
     for c in range(spec.num_cards):
         s.taken[c] = 0
@@ -535,7 +628,7 @@ def end_turn(s, spec):
     if s.turn >= spec.max_turns:
         return score_hand(s, spec, -1)
     if s.stock_ptr >= s.stock_len:
-        if s.rebuilt or s.discard_len < 2:
+        if not spec.rebuild_stock or s.rebuilt or s.discard_len < 2:
             return score_hand(s, spec, -1)
         rebuild_stock(s, spec)
     s.current = (p + 1) % spec.num_players
@@ -555,24 +648,25 @@ def hand_size(s, spec, p):
 @njit(cache=True)
 def apply_swap(s, spec, m, f):
     """GE-6: p's natural of face ``f`` takes the place of meld ``m``'s joker declared ``f``;
-    the joker goes to p's hand as the card p must meld next."""
+    the joker goes to p's hand, as the card p must meld next if ``freed_joker_melds``."""
     p = s.current
     slot = -1
     for k in range(MELD_WIDTH):
         j = s.m_cards[m, k]
-        if j >= spec.num_naturals and s.shown[j] == f:
+        if j >= 0 and is_wild(s, spec, j) and s.shown[j] == f:
             slot = k
     joker = s.m_cards[m, slot]
     natural = -1
     for c in range(spec.num_cards):
-        if s.loc[c] == LOC_HAND + p and spec.card_face[c] == f and (natural < 0 or s.taken[c] != 0):
+        if s.loc[c] == LOC_HAND + p and card_face_now(s, spec, c) == f and (natural < 0 or s.taken[c] != 0):
             natural = c
     place_on_table(s, natural, m, slot, f, p)
     s.loc[joker] = LOC_HAND + p
     s.meld_of[joker] = -1
     s.shown[joker] = -1
     s.owner[joker] = -1
-    s.obligation = joker
+    if spec.freed_joker_melds:
+        s.obligation = joker
     s.placed_this_turn = 1
 
 
@@ -590,7 +684,7 @@ def apply_action(s, spec, a):
         s.loc[c] = LOC_HAND + p
         s.taken[c] = 1
         s.public[c] = 1
-        if not opened(s, p):
+        if not opened(s, p) and spec.open_min > 0:   # GE-5: to be used in the opening
             s.obligation = c
         s.phase = PHASE_PLAY
         return EVENT_NONE
@@ -631,7 +725,7 @@ def apply_action(s, spec, a):
 __all__ = [
     "GermanSpec", "german_state_dtype", "legal_mask", "apply_action", "new_game", "next_hand",
     "start_hand", "opening_reachable", "meld_offered", "layoff_offered", "swap_offered",
-    "MAX_CLEAR_DEPTH",
+    "scalar_names", "MAX_CLEAR_DEPTH",
 ]
 
 

@@ -153,6 +153,7 @@ def clear_game(s, spec, seed):
     """Seed the game's generator and clear the totals and the last hand's summary."""
     s.rng = np.uint64(seed)
     s.hand_no = 0
+    s.wild_rank = -1
     for p in range(spec.num_players):
         s.scores[p] = 0
         s.h_credit[p] = 0
@@ -202,6 +203,22 @@ def draw_stock(s, p):
 
 
 @njit(cache=True)
+def card_face_now(s, spec, c):
+    """The face card ``c`` plays as in this hand: ``JOKER_FACE`` for a joker or a card of
+    the hand's wild rank (``s.wild_rank``, Crazy Rummy), else its printed face."""
+    f = spec.card_face[c]
+    if s.wild_rank >= 0 and f < JOKER_FACE and f % NUM_RANKS == s.wild_rank:
+        return JOKER_FACE
+    return f
+
+
+@njit(cache=True)
+def is_wild(s, spec, c):
+    """Whether card ``c`` is a joker in this hand (:func:`card_face_now`)."""
+    return card_face_now(s, spec, c) == JOKER_FACE
+
+
+@njit(cache=True)
 def hand_view(s, spec, p, face_card, jokers):
     """Fill ``face_card[f]`` with the natural card of face f in p's hand that a meld or
     layoff uses (of two copies, the one taken this turn, which may not be discarded anyway)
@@ -219,7 +236,7 @@ def hand_view(s, spec, p, face_card, jokers):
         size += 1
         if s.taken[c] == 0:
             free += 1
-        f = spec.card_face[c]
+        f = card_face_now(s, spec, c)
         deadwood += spec.hand_value[f]
         if f == JOKER_FACE:
             jokers[nj] = c
@@ -249,7 +266,7 @@ def table_view(s, spec, shown_card, face_up):
             continue
         f = s.shown[c]
         face_up[f] += 1
-        if shown_card[f] < 0 or shown_card[f] >= spec.num_naturals:
+        if shown_card[f] < 0 or is_wild(s, spec, shown_card[f]):
             shown_card[f] = c
 
 
@@ -324,13 +341,15 @@ def set_remainder_ok(s, spec, m, removed):
 
 @njit(cache=True)
 def resolve_meld(s, spec, t, regroup, p, face_card, jokers, nj, shown_card, face_up,
-                 used, decl, removed):
+                 used, decl, removed, need_natural):
     """Cards for template ``t`` (a new meld). Returns (cards used, hand cards used) with
     ``used``/``decl`` filled, or (-1, -1) if the meld cannot be made.
 
     Hand naturals are used where held; for ``regroup`` (MR-9) a missing face is then
     detached from an opponent-founded meld; otherwise a joker fills it, declared as that face
-    (MR-5: not a face already face up). ``removed`` flags the detached table cards."""
+    (MR-5: not a face already face up). ``removed`` flags the detached table cards. With
+    ``need_natural`` a meld of jokers alone cannot be made (MR-5, GE-3; Crazy Rummy's wilds
+    may meld alone)."""
     n = 0
     n_hand = 0
     n_table = 0
@@ -364,7 +383,7 @@ def resolve_meld(s, spec, t, regroup, p, face_card, jokers, nj, shown_card, face
         jused += 1
         n += 1
         n_hand += 1
-    if naturals == 0:
+    if naturals == 0 and need_natural:
         return -1, -1
     if regroup:
         if n_table == 0 or n_hand == 0:
@@ -620,7 +639,7 @@ def can_clear(s, spec, scratch):
                 continue
             removed[:] = 0
             n, _ = resolve_meld(cur, spec, t, regroup, p, face_card[depth], jokers[depth], nj,
-                                shown_card[depth], face_up[depth], used, decl, removed)
+                                shown_card[depth], face_up[depth], used, decl, removed, True)
             if n < 0:
                 continue
             scratch[depth + 1] = cur
@@ -703,7 +722,7 @@ def placement_candidates(s, spec, require_face, acts, n_hand, free_used, uses, p
                 continue
             removed[:] = 0
             n, nh = resolve_meld(s, spec, t, regroup, p, face_card, jokers, nj,
-                                 shown_card, face_up, used, decl, removed)
+                                 shown_card, face_up, used, decl, removed, True)
             if n < 0:
                 continue
             acts[count] = (spec.a_regroup if regroup else spec.a_meld) + t
@@ -747,7 +766,7 @@ def apply_placement(s, spec, a):
         regroup = a >= spec.a_regroup
         t = a - (spec.a_regroup if regroup else spec.a_meld)
         n, _ = resolve_meld(s, spec, t, regroup, p, face_card, jokers, nj, shown_card,
-                            face_up, used, decl, removed)
+                            face_up, used, decl, removed, True)
         apply_meld(s, spec, t, used, decl, n)
     else:
         m = (a - spec.a_layoff) // JOKER_FACE

@@ -63,6 +63,7 @@ def state_dtype(num_cards: int, max_melds: int, num_players: int) -> np.dtype:
         ("phase", np.int8),
         ("current", np.int8),
         ("dealer", np.int8),
+        ("wild_rank", np.int8),        # rank whose cards are jokers this hand (Crazy Rummy), else -1
         ("turn", np.int16),            # completed turns this hand
         ("hand_no", np.int16),
         ("obligation", np.int8),       # card of a deep draw that must be placed this turn, else -1

@@ -41,6 +41,7 @@ import numpy as np
 from numba import njit
 
 from ..core import batch
+from ..core.rules import card_face_now, is_wild
 from ..core.state import (
     LOC_FACEDOWN, LOC_HAND, LOC_STOCK, LOC_TABLE, PHASE_GAME_OVER,
     PHASE_HAND_OVER, PHASE_RESPONSE,
@@ -308,7 +309,7 @@ def _encode_view(s, spec, p, row, q):
         loc = s.loc[c]
         if loc == LOC_HAND + p:
             my_hand += 1
-            deadwood += spec.hand_value[spec.card_face[c]]
+            deadwood += spec.hand_value[card_face_now(s, spec, c)]
             row[P_HAND * C + c] = 1
             if is_current and s.taken[c] != 0:
                 row[P_HAND_TAKEN * C + c] = 1
@@ -337,10 +338,11 @@ def _encode_view(s, spec, p, row, q):
             f = s.shown[c]
             row[P_TABLE_FACES * C + f] = 1
             row[(planes + m) * C + f] = 1
-            if spec.card_face[c] >= NUM_FACES:  # a joker: mark its declared face and itself
+            if is_wild(s, spec, c):  # a joker or wild: its declared face
                 row[P_JOKER_FACES * C + f] = 1
-                row[P_TABLE_FACES * C + c] = 1
-                row[(planes + m) * C + c] = 1
+                if c >= NUM_FACES:      # a card with a column of its own (not a face's): itself
+                    row[P_TABLE_FACES * C + c] = 1
+                    row[(planes + m) * C + c] = 1
         elif loc == LOC_FACEDOWN:
             if ended and s.ender == p:
                 row[P_MY_FACEDOWN * C + c] = 1

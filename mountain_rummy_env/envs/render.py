@@ -13,10 +13,10 @@ def _card(game, index: int, card: int) -> str:
 
 
 def _table_card(game, index: int, card: int) -> str:
+    """A table card; a joker or wild standing for another card adds it (``XX=7♥``, ``5♣=7♥``)."""
     shown = int(game.states[index]["shown"][card])
-    if int(game.spec.card_face[card]) == JOKER_FACE:
-        return f"XX={pretty_face(shown)}"
-    return pretty_face(shown)
+    face = int(game.spec.card_face[card])
+    return pretty_face(shown) if shown == face else f"{_card(game, index, card)}={pretty_face(shown)}"
 
 
 def render_text(game, index: int = 0, names=None, max_moves: int = 60) -> str:

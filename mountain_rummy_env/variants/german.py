@@ -41,6 +41,10 @@ JOKER_HAND_VALUE = 20
 HAND_SIZE = 13            # GE-1
 OPENING_MINIMUM = 40      # GE-5
 MIN_SEATS, MAX_SEATS = 2, 6
+# The rule options of core.german.GermanSpec as German Rummy plays them (their comments there).
+GERMAN_OPTIONS = dict(open_min=OPENING_MINIMUM, freed_joker_melds=True, out_by_discard=False,
+                      lone_card_draws=False, rebuild_stock=True, extra_card_first=False,
+                      faces_once=False, first_wild=-1)
 
 
 @dataclass(frozen=True)
@@ -80,12 +84,17 @@ class GermanActionLayout(NamedTuple):
         return cls(*np.concatenate([[0], np.cumsum(sizes)]).tolist())
 
 
-def german_hand_values() -> np.ndarray:
+def face_values(rank_values, joker_value: int) -> np.ndarray:
     """In-hand value of each face, int16[53] (index 52 = joker), for the solver and scoring."""
     values = np.zeros(JOKER_FACE + 1, dtype=np.int16)
-    values[:JOKER_FACE] = np.tile(VALUES, 4)
-    values[JOKER_FACE] = JOKER_HAND_VALUE
+    values[:JOKER_FACE] = np.tile(rank_values, 4)
+    values[JOKER_FACE] = joker_value
     return values
+
+
+def german_hand_values() -> np.ndarray:
+    """GE-2's in-hand values (:func:`face_values`)."""
+    return face_values(VALUES, JOKER_HAND_VALUE)
 
 
 def german_variant(config: GermanConfig | None = None, **options) -> Variant:
@@ -94,13 +103,25 @@ def german_variant(config: GermanConfig | None = None, **options) -> Variant:
         config = config_from_dict(GermanConfig, options)
     elif options:
         raise TypeError("pass either a GermanConfig or keyword options, not both")
-    deck = Deck(2, 4)
-    table = build_meld_table(GERMAN_RULES)
-    hand_value = german_hand_values()
+    return german_family_variant(
+        "german", config, deck=Deck(2, 4), meld_rules=GERMAN_RULES, hand_size=HAND_SIZE,
+        hand_value=german_hand_values(), target_score=1_000_000, rule_options=GERMAN_OPTIONS)
+
+
+def german_family_variant(name: str, config, *, deck: Deck, meld_rules: MeldRules,
+                          hand_size: int, hand_value: np.ndarray, target_score: int,
+                          rule_options: dict, wild_ranks: tuple[int, ...] = ()) -> Variant:
+    """A variant the German kernels play (:mod:`mountain_rummy_env.core.german`): ``deck``,
+    the melds of ``meld_rules``, German's action layout and the ``rule_options`` of
+    :class:`~mountain_rummy_env.core.german.GermanSpec`; ``config`` gives ``num_players``,
+    ``max_turns`` and ``episode``. Per-seat record arrays are padded to six seats, so one
+    compiled kernel (and one policy) serves every table size; ``target_score`` only scales
+    the game totals in the observation."""
+    table = build_meld_table(meld_rules)
     base, _ = build_spec(
-        deck=deck, table=table, num_players=config.num_players, hand_size=HAND_SIZE,
+        deck=deck, table=table, num_players=config.num_players, hand_size=hand_size,
         hand_value=hand_value, knock_limit=0, camp_respond=False, bonus_to_winner=False,
-        max_turns=config.max_turns, target_score=1_000_000,
+        max_turns=config.max_turns, target_score=target_score,
         episode_game=config.episode == "game", bonuses=(0, 0, 0, 0), max_seats=MAX_SEATS)
     layout = GermanActionLayout.build(deck.num_cards, table.num_templates, base.max_melds)
     none = layout.num_actions     # families German lacks start past the last id
@@ -109,11 +130,11 @@ def german_variant(config: GermanConfig | None = None, **options) -> Variant:
         a_draw=layout.draw, a_take=layout.take, a_meld=layout.meld, a_regroup=none,
         a_layoff=layout.layoff, a_discard=layout.discard, a_knock=none, a_base_camp=none,
         a_done=none, num_actions=layout.num_actions,
-        open_min=OPENING_MINIMUM, a_swap=layout.swap, t_credit=table.credit,
+        a_swap=layout.swap, t_credit=table.credit,
         t_total=table.credit.sum(axis=1).astype(np.int64),
         solver_values=hand_value.astype(np.int64),
-        min_naturals=GERMAN_RULES.min_naturals_with_two_jokers,
+        min_naturals=meld_rules.min_naturals_with_two_jokers, **rule_options,
     )
     spec = kernels.GermanSpec(**fields)
     dtype = kernels.german_state_dtype(deck.num_cards, base.max_melds, base.max_seats)
-    return Variant("german", config, deck, table, spec, layout, dtype)
+    return Variant(name, config, deck, table, spec, layout, dtype, wild_ranks)

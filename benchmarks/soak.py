@@ -4,7 +4,8 @@ Uniformly random legal play, batched on the compiled core (a ``Game`` of ``--bat
 every step must find a legal action in every unfinished game (the mask is never empty), the
 rules must never refuse an action the mask offered, and every ``--check-every``-th position
 of each game is checked card by card (each physical card in exactly one place). A game is
-one episode of the variant's default options (one hand; German cycles through 2-6 seats).
+one episode of the variant's default options (one hand or round; a variant with several
+table sizes shares the games between them: German 2-6 seats, Crazy 3-6).
 Not part of the test run: ``python -m benchmarks.soak --games 100000`` takes tens of minutes
 per variant on one core; ``--games 2000`` is a quick look.
 """
@@ -17,15 +18,15 @@ import time
 
 import numpy as np
 
-VARIANTS = ("mountain", "gin", "german")
+from mountain_rummy_env.registry import VARIANTS
 
 
 def _variants(name: str):
-    from mountain_rummy_env import german_variant, gin_variant, mountain_variant
-
-    if name == "german":
-        return [german_variant(num_players=n) for n in range(2, 7)]
-    return [{"mountain": mountain_variant, "gin": gin_variant}[name]()]
+    """The variant at every table size it allows (German 2-6 seats, Crazy 3-6)."""
+    seats = VARIANTS[name].num_players
+    if len(seats) == 1:
+        return [VARIANTS[name].make()]
+    return [VARIANTS[name].make(num_players=n) for n in seats]
 
 
 def soak(variant, games: int, batch: int, seed: int, check_every: int) -> dict:
@@ -72,7 +73,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.soak", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=100_000, help="games per variant (default 100000)")
-    ap.add_argument("--variant", choices=VARIANTS + ("all",), default="all")
+    ap.add_argument("--variant", choices=(*VARIANTS, "all"), default="all")
     ap.add_argument("--batch", type=int, default=256, help="games played side by side")
     ap.add_argument("--seed", type=int, default=0, help="seed of the first game (then +1 each)")
     ap.add_argument("--check-every", type=int, default=50,
@@ -80,7 +81,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.games < 1 or args.batch < 1 or args.check_every < 1:
         ap.error("--games, --batch and --check-every must be >= 1")
-    names = VARIANTS if args.variant == "all" else (args.variant,)
+    names = tuple(VARIANTS) if args.variant == "all" else (args.variant,)
     print(f"{'variant':<14} {'games':>8} {'steps':>11} {'checks':>7} {'seconds':>8}")
     for name in names:
         variants = _variants(name)
@@ -88,7 +89,7 @@ def main(argv=None) -> int:
             share = args.games // len(variants) + (1 if k < args.games % len(variants) else 0)
             t0 = time.perf_counter()
             result = soak(variant, share, args.batch, args.seed, args.check_every)
-            label = f"{name} {variant.num_players}p" if name == "german" else name
+            label = f"{name} {variant.num_players}p" if len(variants) > 1 else name
             print(f"{label:<14} {result['games']:>8,} {result['steps']:>11,} {result['checks']:>7,} "
                   f"{time.perf_counter() - t0:>8.1f}", flush=True)
     return 0

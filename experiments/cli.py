@@ -357,7 +357,8 @@ def cmd_play(args) -> int:
     from mountain_rummy_env.registry import VARIANTS
 
     options = dict(args.options)
-    options["episode"] = "game" if args.game else "hand"
+    if args.game:
+        options["episode"] = "game"            # else the variant's default: one hand (round)
     if args.target is not None:
         if "target_score" not in VARIANTS[args.variant].option_defaults():
             raise SystemExit(f"error: --target: {args.variant} has no target score")

@@ -327,8 +327,7 @@ def make_venv(args, opponent):
     from agents.ppo import GUARDS, HINTS
 
     module = variant_info(args.variant).import_env_module()
-    opts = json.loads(args.variant_options)
-    opts.setdefault("episode", "hand")
+    opts = json.loads(args.variant_options)     # episodes: the variant's default, one hand
     venv = module.vector_env(num_envs=args.num_envs, seed=args.seed, opponent=opponent,
                              learner_seat="rotate", **opts)
     opponent.bind(venv)

@@ -118,12 +118,14 @@ def _agent_seed(base: int, deal: int, spec: str, seat: int, play: int) -> list[i
     return [base, deal, h, seat, play]
 
 
-def _variant(name: str, options: dict, episode: str):
+def _variant(name: str, options: dict, whole_game: bool):
+    """The variant (one hand or round an episode, its default; or ``whole_game``) and a Game."""
     from mountain_rummy_env import Game
     from mountain_rummy_env.registry import make_variant
 
     opts = dict(options)
-    opts["episode"] = episode
+    if whole_game:
+        opts["episode"] = "game"
     key = (name, json.dumps(opts, sort_keys=True))
     if key not in _CACHE:
         variant = make_variant(name, **opts)
@@ -145,7 +147,7 @@ def play_duplicate(variant_name: str, options: dict, base_seed: int, a: str, b: 
     with seat-ordered points and winners."""
     from experiments.play import play_hand
 
-    variant, game = _variant(variant_name, options, "hand")
+    variant, game = _variant(variant_name, options, False)
     game.reset(seed=deal)
     deck = game.states[0]["deck"].copy()
     seats = variant.num_players
@@ -169,7 +171,7 @@ def play_game(variant_name: str, options: dict, base_seed: int, a: str, b: str, 
     from mountain_rummy_env import player_view
     from mountain_rummy_env.core.state import EVENT_NONE
 
-    variant, game = _variant(variant_name, options, "game")
+    variant, game = _variant(variant_name, options, True)
     game.reset(seed=deal, dealer=deal % variant.num_players)
     agents = [_make(spec, _agent_seed(base_seed, deal, spec, seat, 9))
               for seat, spec in enumerate((a, b) * variant.num_players)][:variant.num_players]

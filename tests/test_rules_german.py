@@ -9,7 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mountain_rummy_env import ActionError, CardError, ConfigError, Game, IllegalActionError
+from mountain_rummy_env import (
+    ActionError, CardError, ConfigError, Game, IllegalActionError, player_view,
+)
 from mountain_rummy_env.core.state import (
     EVENT_GAME_OVER, EVENT_HAND_OVER, LOC_HAND, PHASE_DRAW, PHASE_GAME_OVER, PHASE_HAND_OVER,
     check_invariants,
@@ -450,6 +452,19 @@ def test_d21_exchange_with_the_card_just_taken_on_ones_own_meld():
     play(g, "swap 5S m1")
     assert g.melds()[1]["owners"] == [0, 0, 0, 0]
     assert legal_texts(g) == {"meld 9C 9D 9H", "meld 9C 9D 9S"}
+
+
+def test_ge6_every_seat_knows_where_the_freed_joker_went():
+    """GE-6: the joker leaves the table in full view, so in the swapper's hand it is a known
+    card to every other seat (their views list it; search never re-deals it)."""
+    g = start(["TD JD QD KD 3S 4S XX 6S 9C 9D 2H 4C JH", "5S"], stock="? ? ?")
+    play_turn(g, "meld TD JD QD KD", "meld 3S 4S 5S 6S")
+    play(g, "draw stock", "discard 5S")
+    play(g, "take 5S")
+    play(g, "swap 5S m1")
+    joker = next(c for c in g.hand(0, 0) if c >= g.variant.deck.num_naturals)
+    assert joker in player_view(g, 0, 1).known[0]
+    assert joker not in player_view(g, 0, 1).hidden_cards()
 
 
 # ---------------------------------------------------------------------------------- GE-7

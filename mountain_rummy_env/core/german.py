@@ -662,6 +662,7 @@ def apply_swap(s, spec, m, f):
             natural = c
     place_on_table(s, natural, m, slot, f, p)
     s.loc[joker] = LOC_HAND + p
+    s.public[joker] = 1                 # every seat saw it leave the table for p's hand
     s.meld_of[joker] = -1
     s.shown[joker] = -1
     s.owner[joker] = -1

@@ -43,7 +43,7 @@ def state_dtype(num_cards: int, max_melds: int, num_players: int) -> np.dtype:
         ("shown", np.int8, (c,)),      # face a table card shows (a joker's declared face), else -1
         ("owner", np.int8, (c,)),      # player credited for a table card, else -1
         ("taken", np.int8, (c,)),      # taken from the discard pile this turn (may not be discarded)
-        ("public", np.int8, (c,)),     # in a hand and known to all (came from the discard pile)
+        ("public", np.int8, (c,)),     # in a hand and known to all (from the discard pile or a swap)
         # ordered containers
         ("deck", np.int8, (c,)),       # this hand's deck order, top first (for records and replays)
         ("stock", np.int8, (c,)),

@@ -74,6 +74,8 @@ def best_rearrangement(table: MeldTable, on_table, in_hand, weights=None) -> Rea
     if (on_table < 0).any() or (in_hand < 0).any():
         raise ValueError("face counts must be >= 0")
     w = np.ones(NUM_FACES + 1) if weights is None else np.asarray(weights, dtype=np.float64)
+    if w.shape != (NUM_FACES + 1,):
+        raise ValueError(f"weights are one per face and one for jokers (53), got shape {w.shape}")
     counts, columns = _program(table.rules)
     pool = (on_table + in_hand).astype(np.float64)
     # only melds the cards at hand can make; each as often as its scarcest card allows

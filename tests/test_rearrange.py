@@ -108,6 +108,8 @@ def test_nothing_to_add_and_an_invalid_table():
     assert best_rearrangement(TABLE, counts("5H 6H"), counts("KC")) is None
     with pytest.raises(ValueError, match="length 53"):
         best_rearrangement(TABLE, np.zeros(52), np.zeros(53))
+    with pytest.raises(ValueError, match="weights are one per face"):
+        best_rearrangement(TABLE, table, counts("KC"), np.ones(52))
 
 
 def test_the_objective_chooses_between_exclusive_plays():

@@ -217,3 +217,22 @@ def assert_unchanged(g: Game, snap) -> None:
     states, masks = snap
     assert g.states.tobytes() == states.tobytes(), "state changed"
     assert np.array_equal(g.masks, masks), "mask changed"
+
+
+def agent_move(agent, g: Game, player: int | None = None) -> str:
+    """The text of ``agent``'s choice for the player to move (or ``player``), asserted legal."""
+    from mountain_rummy_env import player_view
+
+    p = g.current_player(0) if player is None else player
+    a = agent.act(player_view(g, 0, p), g.masks[0])
+    assert g.masks[0, a], "the agent chose an illegal action"
+    return g.variant.action_text(a)
+
+
+def agent_turn(agent, g: Game) -> list[str]:
+    """``agent``'s moves for the player to move until the turn passes (or the hand ends)."""
+    player, out = g.current_player(0), []
+    while not g.done(0) and g.current_player(0) == player:
+        out.append(agent_move(agent, g))
+        g.step_one(0, out[-1])
+    return out

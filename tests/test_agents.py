@@ -9,6 +9,7 @@ import pytest
 
 from agents import AgentSpecError, make_agent, parse_spec, registered
 from mountain_rummy_env import Game, mountain_variant, player_view
+from helpers import agent_move
 
 
 @pytest.fixture(scope="module")
@@ -33,13 +34,6 @@ def deal(variant, *, p0, p1, up, stock_top=(), dealer=1):
     g.reset(seed=0, deck=order, dealer=dealer)
     assert sorted(g.hand(0, 0)) == sorted(h0)
     return g
-
-
-def act_text(agent, g, player=None):
-    p = g.current_player(0) if player is None else player
-    a = agent.act(player_view(g, 0, p), g.masks[0])
-    assert g.masks[0, a], "agent chose an illegal action"
-    return g.variant.action_text(a)
 
 
 JUNK0 = "2C 9D KS 4C JD QC 8S 3D TC AD"
@@ -98,20 +92,20 @@ def test_random_is_uniform_over_the_mask(variant):
 def test_greedy_takes_the_discard_that_completes_a_meld_and_melds_it(variant):
     g = deal(variant, p0="5H 6H 7H " + JUNK0, p1=P1, up="8H", stock_top=["5C"])
     greedy = make_agent("greedy")
-    assert act_text(greedy, g) == "take 8H"
+    assert agent_move(greedy, g) == "take 8H"
     g.step_one(0, "take 8H")
-    assert act_text(greedy, g) == "meld 5H 6H 7H 8H"
+    assert agent_move(greedy, g) == "meld 5H 6H 7H 8H"
 
 
 def test_greedy_melds_after_drawing_and_discards_its_worst_deadwood(variant):
     g = deal(variant, p0="5H 6H 7H " + JUNK0, p1=P1, up="5D", stock_top=["5C"])
     greedy = make_agent("greedy")
-    assert act_text(greedy, g) == "draw stock"
+    assert agent_move(greedy, g) == "draw stock"
     g.step_one(0, "draw stock")
-    assert act_text(greedy, g) == "meld 5H 6H 7H"
+    assert agent_move(greedy, g) == "meld 5H 6H 7H"
     g.step_one(0, "meld 5H 6H 7H")
     # deadwood left: 2C 9D KS 4C JD QC 8S 3D TC AD 5C -> the ace (14) goes
-    assert act_text(greedy, g) == "discard AD"
+    assert agent_move(greedy, g) == "discard AD"
 
 
 LOOSE0 = "2C 4C 6C 3D 5D 7S 2H 4H 6H 3S 5S"
@@ -125,9 +119,9 @@ def test_rules_avoids_feeding_a_known_meld(variant):
     g.step_one(0, "take 9C")
     g.step_one(0, "discard KH")
     g.step_one(0, "draw stock")
-    assert act_text(greedy, g) == "discard 9S"          # highest deadwood
-    assert act_text(rules, g) == "discard 8D"           # 9S would feed the known 9C
-    assert act_text(make_agent("rules:outs=0"), g) == "discard 8D"   # the older discard too
+    assert agent_move(greedy, g) == "discard 9S"          # highest deadwood
+    assert agent_move(rules, g) == "discard 8D"           # 9S would feed the known 9C
+    assert agent_move(make_agent("rules:outs=0"), g) == "discard 8D"   # the older discard too
 
 
 def test_rules_holds_its_melds_until_it_can_end_the_hand(variant):
@@ -135,11 +129,11 @@ def test_rules_holds_its_melds_until_it_can_end_the_hand(variant):
     it, MR-10): rules keeps 5H 6H 7H in hand while its deadwood is far from a knock."""
     g = deal(variant, p0="5H 6H 7H " + JUNK0, p1=P1, up="5D", stock_top=["5C"])
     g.step_one(0, "draw stock")
-    assert act_text(make_agent("rules"), g).startswith("discard")
-    assert act_text(make_agent("rules:hold=0"), g) == "meld 5H 6H 7H"
+    assert agent_move(make_agent("rules"), g).startswith("discard")
+    assert agent_move(make_agent("rules:hold=0"), g) == "meld 5H 6H 7H"
     # it places once the opponent is down to hold_opp cards or the stock to hold_stock
-    assert act_text(make_agent("rules:hold_opp=13"), g) == "meld 5H 6H 7H"
-    assert act_text(make_agent("rules:hold_stock=30"), g) == "meld 5H 6H 7H"
+    assert agent_move(make_agent("rules:hold_opp=13"), g) == "meld 5H 6H 7H"
+    assert agent_move(make_agent("rules:hold_stock=30"), g) == "meld 5H 6H 7H"
 
 
 def test_rules_places_everything_when_that_lets_it_knock(variant):
@@ -148,7 +142,7 @@ def test_rules_places_everything_when_that_lets_it_knock(variant):
              stock_top=["4C"])
     rules = make_agent("rules")
     g.step_one(0, "draw stock")
-    while (text := act_text(rules, g)).startswith("meld"):
+    while (text := agent_move(rules, g)).startswith("meld"):
         g.step_one(0, text)
     assert text == "knock KD"
 
@@ -232,14 +226,14 @@ def test_mountain_playouts_take_deep_discards_as_the_rules_player_does(variant):
         g.step_one(0, a)
     action = playout_action(g.states.copy(), variant.spec, g.masks[0].copy(),
                             fp.rollout_tables(variant))
-    assert variant.action_text(action) == act_text(make_agent("rules"), g) == "take 5D"
+    assert variant.action_text(action) == agent_move(make_agent("rules"), g) == "take 5D"
 
 
 def test_search_takes_the_card_that_completes_a_long_run(variant):
     g = deal(variant, p0="8H 9H JH " + JUNK0, p1=P1, up="TH", stock_top=["5C"])
     # enough playouts to tell the take from a draw (TH stays within reach of a deep take)
     search = make_agent("search:budget=1600", seed=1, variant="mountain")
-    assert act_text(search, g) == "take TH"
+    assert agent_move(search, g) == "take TH"
     assert search.last_values[g.variant.parse_action("take TH")] > \
         search.last_values[g.variant.parse_action("draw stock")]
 
@@ -263,17 +257,17 @@ def test_search_weighs_holding_against_placing_everything(variant):
         return spy
 
     search.search = pick(1)           # candidate 0 is the rules choice (hold), 1 the plan
-    assert act_text(search, g) == "meld 5H 6H 7H"
+    assert agent_move(search, g) == "meld 5H 6H 7H"
     assert seen[0] == [(variant.parse_action("discard KS"),), plan]
     g.step_one(0, "meld 5H 6H 7H")
-    assert act_text(search, g) == "discard KS"      # the plan goes on, unsearched
+    assert agent_move(search, g) == "discard KS"      # the plan goes on, unsearched
     assert len(seen) == 1
     plain = make_agent("search:search_hold=0", variant="mountain")
     seen.clear()
     plain.search = pick(0)
     g = deal(variant, p0="5H 6H 7H " + JUNK0, p1=P1, up="5D", stock_top=["5C"])
     g.step_one(0, "draw stock")
-    assert act_text(plain, g).startswith("discard")
+    assert agent_move(plain, g).startswith("discard")
     assert seen and not any(isinstance(c, tuple) for cands in seen for c in cands)
 
 
@@ -405,7 +399,7 @@ def test_human_reads_moves_explains_errors_and_asks_again(variant):
     out = io.StringIO()
     human = make_agent("human", stdin=io.StringIO("bogus\nmeld 5H 6H 7H\n99\n-1\ntake 8h\n"),
                        stdout=out)
-    assert act_text(human, g) == "take 8H"
+    assert agent_move(human, g) == "take 8H"
     text = out.getvalue()
     assert "your hand: " in text and "legal moves:" in text
     assert "cannot read 'bogus'" in text
@@ -418,7 +412,7 @@ def test_human_reads_moves_explains_errors_and_asks_again(variant):
 def test_human_accepts_a_move_number(variant):
     g = deal(variant, p0="5H 6H 7H " + JUNK0, p1=P1, up="8H")
     human = make_agent("human", stdin=io.StringIO("0\n"), stdout=io.StringIO())
-    assert act_text(human, g) == "draw stock"
+    assert agent_move(human, g) == "draw stock"
 
 
 # MR-7: hand 1222 of the tournament (a cloned policy in seat 0, `rules` in seat 1). Seat 1
@@ -449,7 +443,7 @@ def test_mr7_a_last_card_that_may_not_be_discarded_is_melded_by_a_regroup(varian
         g.step_one(0, move)
     legal = [variant.action_text(a) for a in np.flatnonzero(g.masks[0])]
     assert legal == ["regroup 6C 7C 8C", "regroup 6C 7C 8C 9C"]
-    assert act_text(make_agent(spec, seed=1), g) in legal
+    assert agent_move(make_agent(spec, seed=1), g) in legal
 
 
 @pytest.mark.parametrize("spec", ["random", "greedy", "rules", "search:budget=8"])

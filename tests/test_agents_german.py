@@ -15,9 +15,10 @@ from agents.search import determinise
 from experiments.german_ladder import compare, deal_margins, dealt_states, policy_margins
 from experiments.play import play_hand
 from mountain_rummy_env import Game, german_variant, make_variant, player_view
-from mountain_rummy_env.core.state import EVENT_NONE, LOC_HAND, LOC_TABLE, PHASE_HAND_OVER
+from mountain_rummy_env.core.state import LOC_HAND, LOC_TABLE, PHASE_HAND_OVER
 from mountain_rummy_env.solver import make_workspace
-from test_fair_agents import redeal_hidden
+from helpers import agent_move, agent_turn
+from test_fair_agents import positions, redeal_hidden
 
 SPECS = ("random", "greedy", "rules", "search:budget=8")
 
@@ -38,22 +39,6 @@ def deal(hands: list[str], up: str, stock: str = "") -> Game:
     for q, h in enumerate(cards):
         assert sorted(g.hand(0, q)) == sorted(h)
     return g
-
-
-def choice(agent, g: Game) -> str:
-    view = player_view(g, 0, g.current_player(0))
-    a = agent.act(view, g.masks[0])
-    assert g.masks[0, a], "the agent chose an illegal action"
-    return g.variant.action_text(a)
-
-
-def turn(agent, g: Game) -> list[str]:
-    """``agent``'s moves for the player to move until the turn passes (or the hand ends)."""
-    player, out = g.current_player(0), []
-    while not g.done(0) and g.current_player(0) == player:
-        out.append(choice(agent, g))
-        g.step_one(0, out[-1])
-    return out
 
 
 def play(g: Game, *texts: str) -> None:
@@ -124,17 +109,9 @@ def test_same_seed_same_play(spec):
 
 def _positions(seats: int, hands: int, seed: int):
     """(game, player) at every decision with a choice, in hands of greedy and random."""
-    g = Game(german_variant(num_players=seats), 1)
     players = [make_agent("greedy" if q % 2 else "random", seed=seed + q, variant="german")
                for q in range(seats)]
-    for hand in range(hands):
-        g.reset(seed=seed + hand)
-        event = EVENT_NONE
-        while event == EVENT_NONE:
-            p = g.current_player(0)
-            if g.masks[0].sum() > 1:
-                yield g.clone(), p
-            event = g.step_one(0, int(players[p].act(player_view(g, 0, p), g.masks[0])))
+    return positions(german_variant(num_players=seats), hands, seed, players)
 
 
 @pytest.mark.parametrize("seats", [2, 4])
@@ -200,7 +177,7 @@ JUNK = "2D 4C 6S 8H TC QS AD 3H 5H 7C 9D JS KC"        # no two of these in a me
 
 def test_greedy_opens_with_its_largest_meld_and_discards_outside_partial_melds_ge5():
     g = deal([OPENER, JUNK], up="2H", stock="9C")
-    assert turn(GermanGreedyAgent(), g) == [
+    assert agent_turn(GermanGreedyAgent(), g) == [
         "draw stock", "meld JH QH KH", "meld 5C 5D 5S",
         "discard 4H"]        # 9S 9C, 8C 9C, 6H 7H are partial melds; 4H the highest left
 
@@ -210,21 +187,21 @@ def test_greedy_takes_a_discard_that_joins_a_meld_and_draws_otherwise_ge4():
         g = deal([OPENER, JUNK], up="2H", stock="9C 4S")
         play(g, "draw stock", "meld JH QH KH", "meld 5C 5D 5S", "discard 4H",
              "draw stock", f"discard {thrown}")
-        assert choice(GermanGreedyAgent(), g) == "draw stock"
+        assert agent_move(GermanGreedyAgent(), g) == "draw stock"
     g = deal([OPENER, JUNK.replace("5H", "TH")], up="2H", stock="9C 4S")
     play(g, "draw stock", "meld JH QH KH", "meld 5C 5D 5S", "discard 4H",
          "draw stock", "discard TH")            # TH lays off on J-Q-K of hearts
-    assert choice(GermanGreedyAgent(), g) == "take TH"
+    assert agent_move(GermanGreedyAgent(), g) == "take TH"
 
 
 def test_rules_keeps_its_joker_where_greedy_melds_it_ge3_ge6():
     hand = OPENER.replace("6H", "XX")
     v = german_variant(num_players=2)
     g = deal([hand, JUNK], up="TD", stock="9C")
-    assert turn(GermanGreedyAgent(), g)[:2] == [
+    assert agent_turn(GermanGreedyAgent(), g)[:2] == [
         "draw stock", v.action_text(v.parse_action("meld JH QH KH AH"))]   # 41 with XX=AH
     g = deal([hand, JUNK], up="TD", stock="9C")
-    moves = turn(GermanRulesAgent(), g)
+    moves = agent_turn(GermanRulesAgent(), g)
     assert moves[:3] == ["draw stock", "meld JH QH KH", "meld 5C 5D 5S"]
     assert moves[3].startswith("discard") and moves[3] != "discard XX"
     assert len(g.hand(0, 0)) == 7 and v.deck.parse_cards("XX")[0] in g.hand(0, 0)
@@ -249,17 +226,17 @@ def test_rules_before_opening_does_not_feed_the_opened_next_seat():
     not 2S, which the opened next seat would take and lay off on 3S-4S-5S."""
     moves = ("meld 3S 4S 5S", "meld KD KH KS", "meld QC QD QH", "discard JC")
     assert len(loose_position(*moves).hand(0, 1)) == 4
-    assert choice(GermanRulesAgent(feed_layoff=0), loose_position(*moves)) == "discard 2S"
-    assert choice(GermanRulesAgent(), loose_position(*moves)) == "discard 3H"
+    assert agent_move(GermanRulesAgent(feed_layoff=0), loose_position(*moves)) == "discard 2S"
+    assert agent_move(GermanRulesAgent(), loose_position(*moves)) == "discard 3H"
 
 
 def test_rules_dumps_high_cards_when_an_opponent_is_about_to_go_out_ge9():
     """Unopened, rules throws its lowest loose card; once an opponent holds 3 cards or
     fewer it throws its highest, as the hand may end at once (GE-7, GE-9)."""
-    assert choice(GermanRulesAgent(), loose_position("discard JC")) == "discard 2S"
+    assert agent_move(GermanRulesAgent(), loose_position("discard JC")) == "discard 2S"
     g = loose_position("meld 3S 4S 5S 6S", "meld KD KH KS", "meld QC QD QH", "discard JC")
     assert len(g.hand(0, 1)) == 3
-    assert choice(GermanRulesAgent(), g) == "discard AD"
+    assert agent_move(GermanRulesAgent(), g) == "discard AD"
 
 
 def test_search_weighs_the_rules_choice_against_other_discards():

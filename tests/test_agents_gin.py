@@ -11,6 +11,7 @@ from agents.random_agent import RandomAgent
 from experiments.play import play_hand
 from mountain_rummy_env import Game, gin_variant, player_view
 from mountain_rummy_env.core import gin as K
+from helpers import agent_move, agent_turn
 
 VARIANT = gin_variant()
 
@@ -34,25 +35,6 @@ def deal(p0: str, p1: str, up: str, stock: str = "", variant=VARIANT) -> Game:
 def play(g: Game, *texts: str) -> None:
     for t in texts:
         g.step_one(0, t)
-
-
-def act_text(agent, g: Game) -> str:
-    view = player_view(g, 0, g.current_player(0))
-    a = agent.act(view, g.masks[0])
-    assert g.masks[0, a], "agent chose an illegal action"
-    return g.variant.action_text(a)
-
-
-def agent_plays(agent, g: Game) -> list[str]:
-    """Let ``agent`` act for the player to move until the other player is to move (or the
-    hand is over); returns its actions as text."""
-    player = g.current_player(0)
-    out = []
-    while not g.done(0) and g.current_player(0) == player:
-        text = act_text(agent, g)
-        out.append(text)
-        g.step_one(0, text)
-    return out
 
 
 def table_melds(g: Game, founder: int) -> set[tuple[str, ...]]:
@@ -80,9 +62,9 @@ def agent(request):
 def test_takes_an_upcard_that_completes_a_meld_gr1_gr2(agent):
     g = deal("5H 6H " + JUNK, OPP, "7H")
     assert gin_step(player_view(g, 0, 0)) == K.OFFER
-    assert act_text(agent, g) == "take 7H"
+    assert agent_move(agent, g) == "take 7H"
     g.step_one(0, "take 7H")
-    text = act_text(agent, g)                        # GR-2: never the card just taken
+    text = agent_move(agent, g)                        # GR-2: never the card just taken
     assert text.startswith("discard") and text != "discard 7H"
 
 
@@ -90,7 +72,7 @@ def test_takes_an_upcard_that_completes_a_meld_gr1_gr2(agent):
 def test_passes_an_upcard_that_melds_nothing_gr1(agent, up):
     # taking AS would lower the deadwood (a king out for it) but it melds nothing
     g = deal("5H 6H " + JUNK, OPP, up)
-    assert act_text(agent, g) == "pass"
+    assert agent_move(agent, g) == "pass"
 
 
 @pytest.mark.parametrize("thrown,expect", [("AS", "draw stock"), ("7H", "take 7H")])
@@ -98,22 +80,22 @@ def test_draw_step_takes_only_a_melding_discard_gr2(agent, thrown, expect):
     g = deal("5H 6H " + JUNK, P1, "TS", "AH 2H")
     play(g, "pass", "pass", "draw stock", "discard KS", "draw stock", f"discard {thrown}")
     assert gin_step(player_view(g, 0, 0)) == K.DRAW
-    assert act_text(agent, g) == expect
+    assert agent_move(agent, g) == expect
 
 
 def test_greedy_discards_its_highest_deadwood_card():
     g = deal("5H 6H 7H 2C 9D 4C 3D 8S AS KS", OPP, "TC", "2S")
     play(g, "pass", "pass", "draw stock")
-    assert act_text(GinGreedyAgent(), g) == "discard KS"
+    assert agent_move(GinGreedyAgent(), g) == "discard KS"
 
 
 @pytest.mark.parametrize("drawn,dk", [("5D", 5), ("4C", 0)])
 def test_knocks_when_legal_and_melds_its_best_arrangement_gr3(agent, drawn, dk):
     g = deal(KNOCKER, DEFENDER, "QC", drawn)
     play(g, "pass", "pass", "draw stock")
-    assert act_text(agent, g) == "knock KD"          # dk 5 (or gin), the least deadwood
+    assert agent_move(agent, g) == "knock KD"          # dk 5 (or gin), the least deadwood
     g.step_one(0, "knock KD")
-    acts = agent_plays(agent, g)                     # the knocker's melds, then pass
+    acts = agent_turn(agent, g)                     # the knocker's melds, then pass
     assert acts[-1] == "pass" and all(a.startswith("meld") for a in acts[:-1])
     runs = {("AC", "2C", "3C", "4C")} if dk == 0 else {("AC", "2C", "3C")}
     assert table_melds(g, 0) == runs | {("7D", "7H", "7S"), ("9H", "TH", "JH")}
@@ -126,7 +108,7 @@ def test_defender_lays_off_fitting_cards_then_melds_gr3_gr4(agent):
     g = deal(KNOCKER, DEFENDER, "QC", "5D")
     play(g, "pass", "pass", "draw stock", "knock KD",
          "meld AC 2C 3C", "meld 7D 7H 7S", "meld 9H TH JH", "pass")
-    acts = agent_plays(agent, g)
+    acts = agent_turn(agent, g)
     assert acts[0] in ("layoff QH", "layoff 7C")
     assert {"layoff QH", "layoff KH", "layoff 7C", "meld 2D 3D 4D"} <= set(acts)
     sm = g.summary(0)
@@ -149,16 +131,16 @@ def test_rules_does_not_feed_the_cards_the_opponent_took():
          "draw stock")
     view = player_view(g, 0, 1)
     assert set(view.opponent_known) == set(g.variant.deck.parse_cards("7C 8C"))
-    assert act_text(GinGreedyAgent(), g) == "discard 9C"   # greedy: a 9 (the first of two)
-    assert act_text(GinRulesAgent(seed=0), g) == "discard 9S"
+    assert agent_move(GinGreedyAgent(), g) == "discard 9C"   # greedy: a 9 (the first of two)
+    assert agent_move(GinRulesAgent(seed=0), g) == "discard 9S"
 
 
 def test_rules_prefers_a_discard_next_to_what_the_opponent_threw():
     # seat 0 throws TS: JS is then the safer of the two jacks (greedy takes the first, JH)
     g = deal("TS 2H 4C 9D 8S QC KD 3H 5C 7S", "5D 6D 7D 4H 5H 6H AH AS JH JS", "9C", "2C 3S")
     play(g, "pass", "pass", "draw stock", "discard TS", "draw stock")
-    assert act_text(GinGreedyAgent(), g) == "discard JH"
-    assert act_text(GinRulesAgent(seed=0), g) == "discard JS"
+    assert agent_move(GinGreedyAgent(), g) == "discard JH"
+    assert agent_move(GinRulesAgent(seed=0), g) == "discard JS"
 
 
 def test_rules_does_not_knock_with_high_deadwood_late_in_the_hand_gr3_gr4():
@@ -178,8 +160,8 @@ def test_rules_does_not_knock_with_high_deadwood_late_in_the_hand_gr3_gr4():
         play(g, "draw stock")
         assert g.current_player(0) == 1 and int(g.states[0]["turn"]) == turns
         drawn = d.card_text(filler[turns]) if turns < 13 else "KS"
-        assert act_text(GinGreedyAgent(), g) == f"knock {drawn}"
-        text = act_text(GinRulesAgent(seed=0), g)
+        assert agent_move(GinGreedyAgent(), g) == f"knock {drawn}"
+        text = agent_move(GinRulesAgent(seed=0), g)
         assert text.startswith("knock" if rules_knocks else "discard"), text
 
 
@@ -191,12 +173,12 @@ def test_rules_defender_finds_the_chain_layoff_that_lowers_its_deadwood_gr3():
               "meld TC TD TS", "pass")
     g = deal(knocker, defender, "4D", "2D")
     play(g, *script)
-    acts = agent_plays(GinGreedyAgent(), g)         # greedy: 8H alone lowers nothing
+    acts = agent_turn(GinGreedyAgent(), g)         # greedy: 8H alone lowers nothing
     assert not [a for a in acts if a.startswith("layoff")]
     assert g.summary(0).deadwood == (2, 14)
     g = deal(knocker, defender, "4D", "2D")
     play(g, *script)
-    acts = agent_plays(GinRulesAgent(seed=0), g)
+    acts = agent_turn(GinRulesAgent(seed=0), g)
     assert acts[:2] == ["layoff 8H", "layoff 9H"]
     assert g.summary(0).deadwood == (2, 5)
 

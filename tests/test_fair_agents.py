@@ -32,10 +32,11 @@ def redeal_hidden(game: Game, player: int, rng) -> Game:
     return g
 
 
-def positions(variant, n_hands: int, seed: int):
-    """(game, player) at every decision with a choice, in hands of greedy vs random."""
+def positions(variant, n_hands: int, seed: int, players=None):
+    """(game, player) at every decision with a choice, in hands of ``players`` (one agent a
+    seat; default greedy vs random)."""
     g = Game(variant, 1)
-    players = [make_agent("greedy", seed=seed), make_agent("random", seed=seed)]
+    players = players or [make_agent("greedy", seed=seed), make_agent("random", seed=seed)]
     for hand in range(n_hands):
         g.reset(seed=seed + hand)
         event = EVENT_NONE

@@ -10,7 +10,9 @@ hidden cards leaves it unchanged). ``Game`` and ``PlayerView`` show it inline in
 (``_repr_svg_``); ``mountain-rummy replay FILE --html OUT`` pages through a record with it.
 
 Cards are ``<use>`` references to definitions (:func:`card_symbols`), so a page of many
-drawings defines each card face once.
+drawings defines each card face once. A face-up card carries its name (``data-card="7H"``,
+a joker ``XX``) and a table meld's group its slot (``data-meld="m3"``), the names action
+texts use: the web table (``mountain-rummy serve``) makes them clickable.
 """
 
 from __future__ import annotations
@@ -73,10 +75,12 @@ class _Canvas:
         if tint:
             self.parts.append(f'<rect x="{x - 2}" y="{y - 2}" width="{CARD_W + 4}" '
                               f'height="{CARD_H + 4}" rx="5" fill="{tint}"/>')
-        ref = "cBK" if face is None else _face_id(face)
-        if face is not None:
+        if face is None:
+            self.parts.append(f'<use href="#cBK" x="{x}" y="{y}"/>')
+        else:
             self.faces.add(face)
-        self.parts.append(f'<use href="#{ref}" x="{x}" y="{y}"/>')
+            self.parts.append(f'<use href="#{_face_id(face)}" x="{x}" y="{y}" '
+                              f'data-card="{_face_id(face)[1:]}"/>')
         if note:
             self.text(x + CARD_W / 2, y + CARD_H + 11, note, size=9, anchor="middle")
 
@@ -158,10 +162,12 @@ def draw(game, index: int = 0, seat: int | None = None, *, names=None, last_move
         if i % 2 == 0 and i:
             y += ROW
         owners = {names[o] for o in m["owners"]}
+        c.parts.append(f'<g data-meld="m{m["slot"]}">')
         c.text(x0, y + 10, f"m{m['slot']} {m['kind']} \u2014 {names[m['founder']]}"
                + (f" (+{', '.join(sorted(owners - {names[m['founder']]}))})"
                   if len(owners) > 1 else ""), size=10, color="#555")
         c.cards(x0, y + 14, [_table_item(game, index, x) for x in m["cards"]], step=STEP)
+        c.parts.append("</g>")
     if melds:
         y += ROW
     if seat is not None:

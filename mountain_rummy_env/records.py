@@ -112,7 +112,9 @@ class Recorder:
     """Plays one game and records it: ``rec = Recorder(variant, seed); rec.play(a); rec.record``.
 
     ``rec.log`` is the full log; ``rec.view_log`` the log as ``viewer`` may see it (a seat,
-    :data:`PUBLIC`, or ``None``: the full log itself).
+    :data:`PUBLIC`, or ``None``: the full log itself). ``rec.hand_end`` is a game at the
+    position where the last hand ended (``None`` before): in a game episode, whose engine
+    deals the next hand in the same step, a copy's, for the reveal.
     """
 
     def __init__(self, variant: Variant, seed: int, *, deck=None, dealer=None, scores=None,
@@ -132,6 +134,7 @@ class Recorder:
         self.log: list[str] = []
         self.view_log: list[str] = self.log if viewer is None else []
         self._one_hand: Game | None = None
+        self.hand_end: Game | None = None
         self._write(lambda who: deal_line(self.game, viewer=who))
 
     def play(self, action) -> int:
@@ -148,6 +151,7 @@ class Recorder:
         ended = game if event == EVENT_NONE or game.done(0) else self._hand_end(before, mask, action)
         self._write(lambda who: f"P{player}: {ended.describe(0, action, before, who)}")
         if event != EVENT_NONE:
+            self.hand_end = ended
             self._write(lambda who: hand_result_lines(ended))
             self.record.result = _result(game)
             if not game.done(0):

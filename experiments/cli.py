@@ -4,6 +4,7 @@
     mountain-rummy play                            # play a hand at the terminal
     mountain-rummy play --variant german --agents rules   # you and three rules players
     mountain-rummy replay game.json                # replay a saved record
+    mountain-rummy serve --agents rules            # play in the browser at a local web table
     mountain-rummy agents                          # list the agent specs
     mountain-rummy variants                        # list the games and their options
 """
@@ -54,6 +55,16 @@ def _seats(text):
         raise argparse.ArgumentTypeError(f"expected a seat count of 2 or more, got {text!r}") from None
     if value < 2:
         raise argparse.ArgumentTypeError(f"expected a seat count of 2 or more, got {value}")
+    return value
+
+
+def _port(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number 0..65535, got {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number 0..65535, got {value}")
     return value
 
 
@@ -193,21 +204,27 @@ def build_parser() -> argparse.ArgumentParser:
                "  mountain-rummy play --seat none --agents rules greedy --record game.json")
     p.add_argument("--seat", type=_seat, default=0, metavar="K",
                    help="your seat, 0..N-1, or none for agents only (default: 0)")
-    p.add_argument("--agents", nargs="+", default=["search:budget=200"], metavar="SPEC",
-                   help="agent specs for the other seats in seat order, or one for all of "
-                        "them (default: %(default)s)")
-    p.add_argument("--players", type=_seats, default=None, metavar="N",
-                   help=f"seats: {players_help}")
-    p.add_argument("--seed", type=_nonneg, default=None, help="deal seed (default: random)")
-    p.add_argument("--game", action="store_true",
-                   help="play a whole game instead of one hand: to the target score "
-                        "(german: a hand per seat as dealer)")
-    p.add_argument("--target", type=_positive, default=None,
-                   help=f"target score of a --game (default: the variant's: {targets})")
+
+    def table_args(parser, seed_help):
+        """The options ``play`` and ``serve`` share: the game, its seats and the agents."""
+        parser.add_argument("--agents", nargs="+", default=["search:budget=200"], metavar="SPEC",
+                            help="agent specs for the other seats in seat order, or one for all "
+                                 "of them (default: %(default)s)")
+        parser.add_argument("--players", type=_seats, default=None, metavar="N",
+                            help=f"seats: {players_help}")
+        parser.add_argument("--seed", type=_nonneg, default=None, help=seed_help)
+        parser.add_argument("--game", action="store_true",
+                            help="play a whole game instead of one hand: to the target score "
+                                 "(german: a hand per seat as dealer)")
+        parser.add_argument("--target", type=_positive, default=None,
+                            help=f"target score of a --game (default: the variant's: {targets})")
+        parser.add_argument("--variant", choices=variants, default=DEFAULT_VARIANT,
+                            help=variant_help)
+        parser.add_argument("--options", type=_options, default={},
+                            help="variant options as JSON (the options: mountain-rummy variants)")
+
+    table_args(p, "deal seed (default: random)")
     p.add_argument("--record", metavar="FILE", help="save the JSON game record here")
-    p.add_argument("--variant", choices=variants, default=DEFAULT_VARIANT, help=variant_help)
-    p.add_argument("--options", type=_options, default={},
-                   help="variant options as JSON (the options: mountain-rummy variants)")
     p.add_argument("--reveal", action="store_true",
                    help="debugging: print every card (the other seats' hands and draws, "
                         "face-down cards) even when a human plays")
@@ -221,6 +238,38 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--view", type=int, nargs="+", default=None, metavar="SEAT",
                    help="with --html: only these seats' views (default: every seat and the "
                         "view with every card)")
+
+    w = sub.add_parser(
+        "serve", help="play in the browser: a local web table against agents",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Serves a web table on this machine: open the address it prints, and play\n"
+                    "at --seat against an agent in every other seat: the table drawn as your\n"
+                    "seat sees it, your legal moves as buttons (click cards to narrow them), the\n"
+                    "agents' moves one by one, the reveal and the scores at the end of the hand.\n"
+                    "The browser is sent only what your seat may know (docs/web.md). Each page\n"
+                    "opened is a table of its own; every finished game is saved in --records.\n"
+                    "Needs the web extra: pip install 'mountain-rummy-env[web]'.",
+        epilog="seats and agents as for play (one agent per other seat in seat order, or one\n"
+               "for all of them); 'human' is not an agent here.\n"
+               "\nexamples:\n"
+               "  mountain-rummy serve --agents rules\n"
+               "  mountain-rummy serve --variant german --seat 2 --agents rules greedy search\n"
+               "  mountain-rummy serve --variant gin --agents search --hint search:budget=400\n"
+               "  mountain-rummy serve --game --port 8080 --records my-games")
+    w.add_argument("--seat", type=_nonneg, default=0, metavar="K", help="your seat, 0..N-1 "
+                   "(default: 0)")
+    table_args(w, "the first game's seed; each new game, at any table, takes the next "
+                  "(default: random)")
+    w.add_argument("--hint", metavar="SPEC", default=None,
+                   help="an agent whose choice the hint button shows, e.g. search:budget=400 "
+                        "(default: no hints)")
+    w.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default: %(default)s, this machine only)")
+    w.add_argument("--port", type=_port, default=8000,
+                   help="port to listen on; 0 picks a free one (default: %(default)s)")
+    w.add_argument("--records", metavar="DIR", default="runs/serve",
+                   help="folder for the JSON record of every game, TABLE-GAME.json; an "
+                        "unfinished game is saved when the server stops (default: %(default)s)")
 
     sub.add_parser("agents", help="list the agent specs and the shipped policies",
                    description="List the agent specs, and the policies shipped with the "
@@ -350,10 +399,9 @@ def _play_specs(agents: list[str], seat: int | None, seats: int, variant: str) -
     return [specs[s] for s in range(seats)]
 
 
-def cmd_play(args) -> int:
-    from agents import AgentSpecError, make_agent
-    from experiments.play import play_recorded
-    from mountain_rummy_env.records import Recorder
+def _table_variant(args):
+    """The variant of ``play`` and ``serve``: ``--options``, ``--game``, ``--target`` and
+    ``--players`` applied; a one-line error for a bad one."""
     from mountain_rummy_env.registry import VARIANTS
 
     options = dict(args.options)
@@ -363,7 +411,15 @@ def cmd_play(args) -> int:
         if "target_score" not in VARIANTS[args.variant].option_defaults():
             raise SystemExit(f"error: --target: {args.variant} has no target score")
         options["target_score"] = args.target
-    _, variant = _seated_variant(args.variant, options, args.players, what="variant options")
+    return _seated_variant(args.variant, options, args.players, what="variant options")[1]
+
+
+def cmd_play(args) -> int:
+    from agents import AgentSpecError, make_agent
+    from experiments.play import play_recorded
+    from mountain_rummy_env.records import Recorder
+
+    variant = _table_variant(args)
     specs = _play_specs(list(args.agents), args.seat, variant.num_players, args.variant)
     try:
         agents = [make_agent(spec, seed=None if args.seed is None else args.seed + seat,
@@ -426,6 +482,59 @@ def cmd_replay(args) -> int:
         except OSError as err:
             raise SystemExit(f"error: cannot write {args.html}: {err}")
         print(f"written: {args.html} ({len(page) // 1024} kB)")
+    return 0
+
+
+def cmd_serve(args) -> int:
+    import ipaddress
+    import socket
+    import tempfile
+
+    from agents import AgentSpecError, make_agent, parse_spec
+    from mountain_rummy_env.registry import variant_title
+
+    try:
+        import uvicorn
+
+        from experiments.serve import Settings, create_app
+    except ImportError as err:
+        raise SystemExit(f"error: serve needs the web extra ({err.name} is not installed): "
+                         "pip install 'mountain-rummy-env[web]'")
+    variant = _table_variant(args)
+    specs = _play_specs(list(args.agents), args.seat, variant.num_players, args.variant)
+    if [parse_spec(spec)[0] for spec in specs].count("human") > 1:
+        raise SystemExit("error: serve seats one person, at --seat; 'human' is not an agent here")
+    checks = [("--agents", spec) for spec in dict.fromkeys(specs) if spec != "human"]
+    for flag, spec in checks + ([("--hint", args.hint)] if args.hint else []):
+        try:
+            make_agent(spec, variant=args.variant)
+        except AgentSpecError as err:
+            raise SystemExit(f"error: {flag}: {err}")
+    records = Path(args.records)
+    try:
+        records.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=records).close()
+    except OSError as err:
+        raise SystemExit(f"error: cannot write records in {records}: {err.strerror}")
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(args.host, args.port,
+                                                             type=socket.SOCK_STREAM)[0]
+        sock = socket.socket(family, kind, proto)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as err:
+        raise SystemExit(f"error: cannot listen on {args.host} port {args.port}: "
+                         f"{err.strerror or err}")
+    host, port = sock.getsockname()[:2]
+    app = create_app(Settings(variant, args.seat, tuple(specs), hint=args.hint,
+                              records=records, seed=args.seed))
+    url = f"http://{f'[{host}]' if ':' in host else host}:{port}/"
+    print(f"{variant_title(variant.name)} table at {url} (you at seat {args.seat}; records in "
+          f"{records}; Ctrl-C stops)", flush=True)
+    if not ipaddress.ip_address(host).is_loopback:
+        print(f"warning: {host} may be reachable from other machines; the table has no "
+              "password", flush=True)
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
     return 0
 
 
@@ -565,7 +674,8 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = {"tournament": cmd_tournament, "play": cmd_play, "replay": cmd_replay,
-               "agents": cmd_agents, "variants": cmd_variants, "luck-skill": cmd_luck_skill}[args.command]
+               "serve": cmd_serve, "agents": cmd_agents, "variants": cmd_variants,
+               "luck-skill": cmd_luck_skill}[args.command]
     try:
         return handler(args)
     except KeyboardInterrupt:

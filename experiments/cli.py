@@ -534,7 +534,11 @@ def cmd_serve(args) -> int:
     if not ipaddress.ip_address(host).is_loopback:
         print(f"warning: {host} may be reachable from other machines; the table has no "
               "password", flush=True)
-    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+    try:
+        uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+    except KeyboardInterrupt:    # uvicorn stops cleanly (games saved), then passes Ctrl-C on
+        pass
+    print(f"stopped; the games are in {records}")
     return 0
 
 

@@ -5,16 +5,22 @@ the end every table card is still on the table, every meld is valid and at least
 came from the hand. :func:`best_rearrangement` answers, exactly: which hand cards can join
 the table in one play, at most, and in which melds?
 
-The question is an integer program over the variant's meld templates (:mod:`melds`). Let
-``y[t]`` be the number of copies of template ``t`` laid with naturals only, ``z[t, i]`` the
-copies with a joker in place of the template's ``i``-th face (RR-3: at most one joker per
-meld), ``u[f]`` the hand's cards of face ``f`` used and ``v`` the hand's jokers used. Then
-for every face, the faces the melds hold equal the table's plus the hand's used cards; the
-jokers the melds hold equal the table's plus ``v``; and ``0 <= u <= hand``. The objective
-weighs each hand card by ``weights`` (1 each: the most cards; the hand values: the most
-points). scipy's HiGHS branch and bound solves it to proven optimality (zero gap); two
-52-card decks keep every count at most 2, so the programs stay small (about 3,000 integer
-variables, 53 equalities).
+Two exact methods give the same optimum (the melds may differ where several plays tie):
+
+* ``"fast"`` (default): :mod:`rearrange_fast`, a compiled search bounded by the linear
+  relaxation; about a millisecond a mid-game position, and callable from numba code.
+* ``"milp"``: the integer program itself, solved by scipy's HiGHS -- the differential
+  oracle. Let ``y[t]`` be the number of copies of template ``t`` (:mod:`melds`) laid with
+  naturals only, ``z[t, i]`` the copies with a joker in place of the template's ``i``-th
+  face (RR-3: at most one joker per meld), ``u[f]`` the hand's cards of face ``f`` used and
+  ``v`` the hand's jokers used. Then for every face, the faces the melds hold equal the
+  table's plus the hand's used cards; the jokers the melds hold equal the table's plus
+  ``v``; and ``0 <= u <= hand``. Two 52-card decks keep every count at most 2, so the
+  programs stay small (about 3,000 integer variables, 53 equalities). It has no
+  wrap-around runs.
+
+The objective weighs each hand card by ``weights`` (1 each: the most cards; the hand
+values: the most points).
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .cards import JOKER_FACE, NUM_FACES
+from .cards import JOKER_FACE, NUM_FACES, face_text
 from .melds import MeldRules, MeldTable, build_meld_table
 
 
@@ -60,22 +66,85 @@ def _program(rules: MeldRules):
     return counts, tuple(columns)
 
 
-def best_rearrangement(table: MeldTable, on_table, in_hand, weights=None) -> Rearrangement | None:
-    """The arrangement of all of ``on_table`` plus the most valuable part of ``in_hand``
-    into valid melds (face counts, length 53: index 52 counts jokers), or None when the
-    table cards alone cannot all be placed (not a legal table). ``weights[f]`` is the worth of
-    placing a hand card of face f (default 1 each: the most cards); ties go to HiGHS."""
-    from scipy.optimize import Bounds, LinearConstraint, milp
+MAX_JOKERS = 8
 
-    on_table = np.asarray(on_table, dtype=np.int64)
-    in_hand = np.asarray(in_hand, dtype=np.int64)
-    if on_table.shape != (NUM_FACES + 1,) or in_hand.shape != (NUM_FACES + 1,):
-        raise ValueError("on_table and in_hand are face counts of length 53 (52 = jokers)")
-    if (on_table < 0).any() or (in_hand < 0).any():
-        raise ValueError("face counts must be >= 0")
+
+def _checked(on_table, in_hand, weights):
+    """The inputs as arrays, or a ValueError that says what is wrong."""
+    arrays = []
+    for name, counts in (("on_table", on_table), ("in_hand", in_hand)):
+        raw = np.asarray(counts)
+        if raw.shape != (NUM_FACES + 1,):
+            raise ValueError(f"{name} is face counts of length 53 (52 = jokers), got shape "
+                             f"{raw.shape}")
+        if not np.array_equal(raw, np.rint(raw)):
+            raise ValueError(f"{name} holds whole counts, got {raw}")
+        if (raw < 0).any():
+            raise ValueError(f"face counts must be >= 0, {name} has {raw.min()}")
+        arrays.append(raw.astype(np.int64))
+    on_table, in_hand = arrays
+    pool = on_table + in_hand
+    if (pool[:NUM_FACES] > 2).any():
+        face = int(np.argmax(pool[:NUM_FACES]))
+        raise ValueError(f"two decks hold a face at most twice: table and hand hold "
+                         f"{pool[face]} of {face_text(face)}")
+    if pool[JOKER_FACE] > MAX_JOKERS:
+        raise ValueError(f"at most {MAX_JOKERS} jokers, table and hand hold {pool[JOKER_FACE]}")
     w = np.ones(NUM_FACES + 1) if weights is None else np.asarray(weights, dtype=np.float64)
     if w.shape != (NUM_FACES + 1,):
         raise ValueError(f"weights are one per face and one for jokers (53), got shape {w.shape}")
+    if not np.isfinite(w).all():
+        raise ValueError("weights must be finite")
+    return on_table, in_hand, w
+
+
+def best_rearrangement(table: MeldTable, on_table, in_hand, weights=None, *, method="fast",
+                       around_the_corner=False) -> Rearrangement | None:
+    """The arrangement of all of ``on_table`` plus the most valuable part of ``in_hand``
+    into valid melds (face counts, length 53: index 52 counts jokers; ``table.rules`` says
+    whether the ace is low and/or high), or None when the table cards alone cannot all be
+    placed (not a legal table). ``weights[f]`` is the worth of placing a hand card of face f
+    (default 1 each: the most cards). ``method`` is ``"fast"`` or ``"milp"`` (see the module
+    docstring); ``around_the_corner`` allows K-A-2 runs (fast method only)."""
+    on_table, in_hand, w = _checked(on_table, in_hand, weights)
+    if method == "fast":
+        return _fast(table.rules, on_table, in_hand, w, around_the_corner)
+    if method != "milp":
+        raise ValueError(f"method is 'fast' or 'milp', got {method!r}")
+    if around_the_corner:
+        raise ValueError("the MILP has no wrap-around runs; use method='fast'")
+    r = _milp(table, on_table, in_hand, w)
+    if r is None or (r.cards_placed and _milp(table, on_table, np.zeros_like(in_hand), w) is None):
+        return None
+    return r
+
+
+_WORKSPACE = []
+
+
+def _fast(rules: MeldRules, on_table, in_hand, w, around_the_corner) -> Rearrangement | None:
+    """:func:`rearrange_fast.rearrange_ws` with one workspace kept for the process (not
+    thread-safe)."""
+    from .rearrange_fast import (STATUS_OK, make_rearrange_output, make_rearrange_workspace,
+                                 rearrange_ws)
+
+    if not _WORKSPACE:
+        _WORKSPACE.append(make_rearrange_workspace())
+    shown, declared, length, used = make_rearrange_output()
+    status, _, n_melds = rearrange_ws(on_table, in_hand, w, rules.ace_low, rules.ace_high,
+                                      around_the_corner, 1, _WORKSPACE[0], shown, declared,
+                                      length, used)
+    if status != STATUS_OK:
+        return None
+    return Rearrangement(tuple(tuple(int(f) for f in shown[k, :length[k]]) for k in range(n_melds)),
+                         tuple(tuple(int(f) for f in declared[k, :length[k]]) for k in range(n_melds)),
+                         used[:NUM_FACES].copy(), int(used[JOKER_FACE]))
+
+
+def _milp(table: MeldTable, on_table, in_hand, w) -> Rearrangement | None:
+    """The integer program solved by HiGHS; None when it is infeasible."""
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
     counts, columns = _program(table.rules)
     pool = (on_table + in_hand).astype(np.float64)
     # only melds the cards at hand can make; each as often as its scarcest card allows

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import random
 import time
 import tracemalloc
@@ -235,21 +236,38 @@ def bench_solvers(seconds: float, n: int = 20000) -> list[dict]:
 # memory
 
 
-def rearrangement_positions(n: int, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Robber's-like positions: a legal table of 4-10 random melds from two decks and four
-    jokers (at most one joker a meld) and an 11-card hand of other cards."""
+def _wrap_runs() -> list[np.ndarray]:
+    """The runs of 3-5 cards that turn the corner (K-A-2 ...; RR-3 ``around_the_corner``),
+    as face lists."""
+    return [np.array([suit * 13 + (start + j) % 13 for j in range(length)])
+            for suit in range(4) for length in (3, 4, 5) for start in range(14 - length, 13)]
+
+
+def rearrangement_positions(n: int, seed: int = 0, *, melds: tuple[int, int] = (4, 10),
+                            jokers: int | tuple[int, int] = 4, hand: int = 11,
+                            wrap: bool = False) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Robber's-like positions: a legal table of ``melds`` (lowest, highest) random melds
+    tried from two decks and ``jokers`` jokers (or a number drawn from that range each
+    position; at most one joker a meld, a joker in 30% of the melds) and a ``hand``-card hand
+    of the cards left. A meld that no longer fits the cards left is skipped, so a table may
+    hold fewer. ``wrap``: the melds may also be runs around the corner (:func:`_wrap_runs`).
+    The defaults are the benchmark's positions."""
     from mountain_rummy_env.melds import MeldRules, build_meld_table
 
     table = build_meld_table(MeldRules(ace_low=True, ace_high=True))
+    candidates = [table.faces[t, :table.length[t]] for t in range(table.num_templates)]
+    if wrap:
+        candidates += _wrap_runs()
     rng = np.random.default_rng(seed)
     out = []
     while len(out) < n:
-        stock = np.array([2] * 52 + [4])
+        num_jokers = jokers if isinstance(jokers, int) else int(rng.integers(jokers[0],
+                                                                             jokers[1] + 1))
+        stock = np.array([2] * 52 + [num_jokers])
         on_table = np.zeros(53, dtype=np.int64)
-        for _ in range(int(rng.integers(4, 11))):
-            t = int(rng.integers(table.num_templates))
+        for _ in range(int(rng.integers(melds[0], melds[1] + 1))):
+            faces = candidates[int(rng.integers(len(candidates)))]
             meld = np.zeros(53, dtype=np.int64)
-            faces = table.faces[t, :table.length[t]]
             meld[faces] += 1
             if rng.random() < 0.3:
                 meld[faces[rng.integers(len(faces))]] -= 1
@@ -258,34 +276,78 @@ def rearrangement_positions(n: int, seed: int = 0) -> list[tuple[np.ndarray, np.
                 stock -= meld
                 on_table += meld
         pool = np.repeat(np.arange(53), stock)
-        hand = np.bincount(rng.choice(pool, 11, replace=False), minlength=53)
-        out.append((on_table, hand))
+        cards = np.bincount(rng.choice(pool, hand, replace=False), minlength=53)
+        out.append((on_table, cards))
     return out
 
 
-def bench_rearrange(seconds: float) -> dict:
-    """Exact RR-6 rearrangements (most hand cards placed) solved per second."""
-    import time
+def _time_solves(solve, positions, seconds: float, passes: bool = False):
+    """Seconds of each ``solve(on_table, hand)`` over ``positions`` in order, stopping after
+    ``seconds``; with ``passes`` the list is gone through again until ``seconds`` have
+    passed. Returns (times, results)."""
+    times, results = [], []
+    start = time.perf_counter()
+    while True:
+        for on_table, hand in positions:
+            t0 = time.perf_counter()
+            results.append(solve(on_table, hand))
+            times.append(time.perf_counter() - t0)
+            if time.perf_counter() - start > seconds and not passes:
+                return np.array(times), results
+        if not passes or time.perf_counter() - start > seconds:
+            return np.array(times), results
 
+
+def bench_rearrange(seconds: float, n: int = 200) -> list[dict]:
+    """Exact RR-6 rearrangements (most hand cards placed) solved per second, by the two
+    methods of :func:`best_rearrangement` on the same positions: ``"milp"`` (scipy's HiGHS)
+    on as many of the positions as ``seconds`` allow, then ``"fast"`` (numba) on those same
+    positions, passing over them again until ``seconds`` have gone by. One row per method;
+    ``agree`` counts the positions where the fast optimum equals the MILP's."""
     from mountain_rummy_env.melds import MeldRules, build_meld_table
     from mountain_rummy_env.rearrange import best_rearrangement
 
     table = build_meld_table(MeldRules(ace_low=True, ace_high=True))
-    positions = rearrangement_positions(200)
-    best_rearrangement(table, *positions[0])          # build the program once
-    times, placed, cards = [], [], []
-    start = time.perf_counter()
-    for on_table, hand in positions:
-        t0 = time.perf_counter()
-        placed.append(best_rearrangement(table, on_table, hand).cards_placed)
-        times.append(time.perf_counter() - t0)
-        cards.append(int(on_table.sum()))
-        if time.perf_counter() - start > seconds:
-            break
-    times = np.array(times)
-    return {"positions": len(times), "per_s": len(times) / times.sum(),
-            "mean_ms": 1000 * times.mean(), "p95_ms": 1000 * float(np.quantile(times, 0.95)),
-            "table_cards": float(np.mean(cards)), "placed": float(np.mean(placed))}
+    positions = rearrangement_positions(n)
+    for method in ("fast", "milp"):        # compile / build the program outside the clock
+        best_rearrangement(table, *positions[0], method=method)
+    rows = {}
+    for method in ("milp", "fast"):
+        times, results = _time_solves(
+            lambda on_table, hand, m=method: best_rearrangement(table, on_table, hand,
+                                                                method=m).cards_placed,
+            positions, seconds, passes=method == "fast")
+        rows[method] = (times, results)
+        if method == "milp":
+            positions = positions[:len(times)]
+    k = len(positions)
+    agree = sum(a == b for a, b in zip(rows["fast"][1][:k], rows["milp"][1]))
+    out = []
+    for method, label in (("fast", "fast (numba, LP-bounded search)"),
+                          ("milp", "milp (scipy HiGHS)")):
+        times, results = rows[method]
+        out.append({"method": method, "name": label, "positions": k, "solves": len(times),
+                    "per_s": len(times) / times.sum(), "mean_ms": 1000 * times.mean(),
+                    "p95_ms": 1000 * float(np.quantile(times, 0.95)),
+                    "max_ms": 1000 * float(times.max()),
+                    "table_cards": float(np.mean([p[0].sum() for p in positions])),
+                    "placed": float(np.mean(results[:k])), "agree": (agree, k)})
+    return out
+
+
+REARRANGE_TITLE = ("Robber's Rummy rearrangement (RR-6), exact, one core: table of 4-10 melds, "
+                   "11-card hand, both methods on the same positions")
+REARRANGE_HEADER = ("method", "positions", "solves/s", "mean ms", "p95 ms", "max ms",
+                    "table cards", "hand cards placed", "speed vs milp", "agrees with milp")
+
+
+def rearrange_rows(rows: list[dict]) -> list[tuple]:
+    """The table rows of :func:`bench_rearrange`'s result."""
+    milp = next(r for r in rows if r["method"] == "milp")
+    return [(r["name"], r["positions"], _fmt(r["per_s"]), f"{r['mean_ms']:.2f}",
+             f"{r['p95_ms']:.2f}", f"{r['max_ms']:.1f}", f"{r['table_cards']:.1f}",
+             f"{r['placed']:.2f}", f"{r['per_s'] / milp['per_s']:.0f}x"
+             if r is not milp else "1x", f"{r['agree'][0]}/{r['agree'][1]}") for r in rows]
 
 
 def bench_memory(variant: str = "mountain", batch: int = 1024) -> dict:
@@ -408,6 +470,18 @@ def _fmt(x: float) -> str:
     return f"{x:,.0f}" if x >= 100 else f"{x:,.1f}"
 
 
+def _plain_table(title, header, rows) -> list[str]:
+    """A table as lines of text: the first column left-aligned, the others right."""
+    widths = [max(len(str(h)), *(len(str(r[i])) for r in rows)) for i, h in enumerate(header)]
+    lines = [title, "  ".join(str(h).ljust(w) for h, w in zip(header, widths)),
+             "  ".join("-" * w for w in widths)]
+    for r in rows:
+        lines.append("  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)
+                               for i, (c, w) in enumerate(zip(r, widths))))
+    lines.append("")
+    return lines
+
+
 def run_all(seconds: float, batches, peers: bool = True, profile: bool = True):
     env_rows, aec_rows = [], {}
     for variant in ("gin", "mountain", "german"):
@@ -437,14 +511,7 @@ def run_all(seconds: float, batches, peers: bool = True, profile: bool = True):
     lines, md = [], []
 
     def table(title, header, rows):
-        widths = [max(len(str(h)), *(len(str(r[i])) for r in rows)) for i, h in enumerate(header)]
-        lines.append(title)
-        lines.append("  ".join(str(h).ljust(w) for h, w in zip(header, widths)))
-        lines.append("  ".join("-" * w for w in widths))
-        for r in rows:
-            lines.append("  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)
-                                   for i, (c, w) in enumerate(zip(r, widths))))
-        lines.append("")
+        lines.extend(_plain_table(title, header, rows))
         md.append(f"### {title}\n")
         md.append("| " + " | ".join(map(str, header)) + " |")
         md.append("|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|")
@@ -471,11 +538,7 @@ def run_all(seconds: float, batches, peers: bool = True, profile: bool = True):
     table("Min deadwood of random 11-card Gin hands (best discard), one core",
           ("solver", "hands/s", "ours is faster by", "agrees with ours"), srows)
 
-    table("Robber's Rummy rearrangement (RR-6), exact, one core: table of 4-10 melds, 11-card hand",
-          ("positions", "solves/s", "mean ms", "p95 ms", "table cards", "hand cards placed"),
-          [(rearrange["positions"], _fmt(rearrange["per_s"]), f"{rearrange['mean_ms']:.1f}",
-            f"{rearrange['p95_ms']:.1f}", f"{rearrange['table_cards']:.1f}",
-            f"{rearrange['placed']:.2f}")])
+    table(REARRANGE_TITLE, REARRANGE_HEADER, rearrange_rows(rearrange))
 
     table(f"Memory per env (vector env, batch {mems[0]['batch']})",
           ("variant", "state B", "obs B (float32)", "mask B", "state+obs+mask B",
@@ -512,3 +575,34 @@ def run_all(seconds: float, batches, peers: bool = True, profile: bool = True):
     lines.extend(targets)
     md.extend(f"- {t}" for t in targets)
     return "\n".join(lines), "\n".join(md) + "\n"
+
+
+def main(argv=None) -> int:
+    """``python -m benchmarks.bench rearrange``: one part of ``python -m benchmarks`` alone
+    (pinned to one core like the whole run)."""
+    import argparse
+    import sys
+
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.bench",
+                                 description="Run one part of the benchmarks alone.")
+    ap.add_argument("part", choices=["rearrange"], help="rearrange: the RR-6 rearrangement "
+                    "table, fast and milp methods on the same positions")
+    ap.add_argument("--seconds", type=float, default=5.0, help="seconds per method (default 5)")
+    ap.add_argument("--positions", type=int, default=200,
+                    help="positions generated; the MILP gets through those its seconds allow")
+    ap.add_argument("--core", type=int, default=0, help="CPU core to pin to (default 0)")
+    args = ap.parse_args(argv)
+    try:
+        os.sched_setaffinity(0, {args.core})
+    except (AttributeError, OSError) as err:  # pragma: no cover - non-Linux
+        print(f"note: could not pin to core {args.core}: {err}", file=sys.stderr)
+    rows = bench_rearrange(args.seconds, args.positions)
+    print("\n".join(_plain_table(REARRANGE_TITLE, REARRANGE_HEADER, rearrange_rows(rows))))
+    return 0
+
+
+if __name__ == "__main__":
+    for _var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                 "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
+    raise SystemExit(main())

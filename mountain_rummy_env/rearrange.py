@@ -69,6 +69,9 @@ def _program(rules: MeldRules):
 MAX_JOKERS = 8
 
 
+METHODS = ("fast", "milp")
+
+
 def _checked(on_table, in_hand, weights):
     """The inputs as arrays, or a ValueError that says what is wrong."""
     arrays = []
@@ -77,10 +80,15 @@ def _checked(on_table, in_hand, weights):
         if raw.shape != (NUM_FACES + 1,):
             raise ValueError(f"{name} is face counts of length 53 (52 = jokers), got shape "
                              f"{raw.shape}")
-        if not np.array_equal(raw, np.rint(raw)):
-            raise ValueError(f"{name} holds whole counts, got {raw}")
+        if raw.dtype.kind not in "biuf":
+            raise ValueError(f"{name} holds numbers (face counts), got dtype {raw.dtype}")
+        if not np.isfinite(raw).all() or not np.array_equal(raw, np.rint(raw)):
+            bad = int(np.flatnonzero(~np.isfinite(raw) | (raw != np.rint(raw)))[0])
+            raise ValueError(f"{name} holds whole counts, got {raw[bad]} of {face_text(bad)}")
         if (raw < 0).any():
-            raise ValueError(f"face counts must be >= 0, {name} has {raw.min()}")
+            bad = int(np.argmin(raw))
+            raise ValueError(f"face counts must be >= 0, {name} has {raw[bad]} of "
+                             f"{face_text(bad)}")
         arrays.append(raw.astype(np.int64))
     on_table, in_hand = arrays
     pool = on_table + in_hand
@@ -90,7 +98,13 @@ def _checked(on_table, in_hand, weights):
                          f"{pool[face]} of {face_text(face)}")
     if pool[JOKER_FACE] > MAX_JOKERS:
         raise ValueError(f"at most {MAX_JOKERS} jokers, table and hand hold {pool[JOKER_FACE]}")
-    w = np.ones(NUM_FACES + 1) if weights is None else np.asarray(weights, dtype=np.float64)
+    if weights is None:
+        w = np.ones(NUM_FACES + 1)
+    else:
+        try:
+            w = np.asarray(weights, dtype=np.float64)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"weights are numbers, one per face: {err}") from None
     if w.shape != (NUM_FACES + 1,):
         raise ValueError(f"weights are one per face and one for jokers (53), got shape {w.shape}")
     if not np.isfinite(w).all():
@@ -105,12 +119,14 @@ def best_rearrangement(table: MeldTable, on_table, in_hand, weights=None, *, met
     whether the ace is low and/or high), or None when the table cards alone cannot all be
     placed (not a legal table). ``weights[f]`` is the worth of placing a hand card of face f
     (default 1 each: the most cards). ``method`` is ``"fast"`` or ``"milp"`` (see the module
-    docstring); ``around_the_corner`` allows K-A-2 runs (fast method only)."""
+    docstring); ``around_the_corner`` allows K-A-2 runs (fast method only). Input that is
+    not that (wrong shapes, fractional, negative or too many counts, an unknown method) is a
+    ValueError that names it."""
+    if not isinstance(method, str) or method not in METHODS:
+        raise ValueError(f"method is 'fast' or 'milp', got {method!r}")
     on_table, in_hand, w = _checked(on_table, in_hand, weights)
     if method == "fast":
         return _fast(table.rules, on_table, in_hand, w, around_the_corner)
-    if method != "milp":
-        raise ValueError(f"method is 'fast' or 'milp', got {method!r}")
     if around_the_corner:
         raise ValueError("the MILP has no wrap-around runs; use method='fast'")
     r = _milp(table, on_table, in_hand, w)

@@ -17,9 +17,12 @@ from .core import batch, rules
 from .core.dispatch import FastCall
 from .core.state import (
     BONUS_NAMES, END_NAMES, END_WENT_OUT, EVENT_HAND_OVER, LOC_DISCARD, LOC_FACEDOWN, LOC_HAND, LOC_STOCK, LOC_TABLE,
-    MELD_EMPTY, PHASE_GAME_OVER, PHASE_HAND_OVER, PHASE_NAMES,
+    MELD_EMPTY, MELD_WORK, PHASE_GAME_OVER, PHASE_HAND_OVER, PHASE_NAMES,
 )
 from .variant import ActionError, Variant
+
+
+MELD_KIND_NAMES = {rules.SET: "set", rules.RUN: "run", MELD_WORK: "unfinished"}
 
 
 class IllegalActionError(ActionError):
@@ -285,7 +288,7 @@ class Game:
         for m in np.flatnonzero(s["m_kind"] != MELD_EMPTY):
             cards = [int(c) for c in s["m_cards"][m] if c >= 0]
             out.append({"slot": int(m), "founder": int(s["m_founder"][m]),
-                        "kind": "set" if s["m_kind"][m] == rules.SET else "run",
+                        "kind": MELD_KIND_NAMES[int(s["m_kind"][m])],
                         "cards": cards,
                         "text": [self.card_on_table(index, c) for c in cards],
                         "owners": [int(s["owner"][c]) for c in cards]})
@@ -296,7 +299,12 @@ class Game:
         ``5C=7H``)."""
         shown = int(self.states[index]["shown"][card])
         text = self.variant.deck.card_text(card)
-        return text if shown == self.spec.card_face[card] else f"{text}={face_text(shown)}"
+        # shown -1: a joker not yet declared (an unfinished meld of a Robber's play)
+        return text if shown in (self.spec.card_face[card], -1) else f"{text}={face_text(shown)}"
+
+    def table_text(self, index: int = 0) -> str:
+        """The table in one line: ``m0 5H 6H 7H | m2 9C 9D XX=9S``."""
+        return " | ".join(f"m{m['slot']} " + " ".join(m["text"]) for m in self.melds(index)) or "empty"
 
     def where(self, index: int = 0) -> np.ndarray:
         """``loc`` codes per card (see :mod:`core.state`)."""
@@ -378,6 +386,12 @@ class Game:
                 return f"layoff {placed} on " + " ".join(f"m{m}" for m in sorted(slots))
             extra = f" with {' '.join(detached)} from the table" if detached else ""
             return f"{word} {placed}{extra}"
+        if family == "lift":
+            return f"lift {self.card_on_table(index, int(after['obligation']))} from m{action - v.layout.lift}"
+        if family == "put":
+            return f"put {self.card_on_table(index, int(before['obligation']))} on m{action - v.layout.put}"
+        if family in ("commit", "reset"):
+            return f"{text} (table: {self.table_text(index)})"
         if family == "swap":
             freed = [c for c in range(v.deck.num_cards)
                      if before["loc"][c] == LOC_TABLE and after["loc"][c] != LOC_TABLE]

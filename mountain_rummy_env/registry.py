@@ -22,11 +22,12 @@ from typing import Callable
 
 from .config import ConfigError
 from .variant import Variant
-from .variants import crazy, german
+from .variants import crazy, german, robbers
 from .variants.crazy import CrazyConfig, crazy_variant
 from .variants.german import GermanConfig, german_variant
 from .variants.gin import GinConfig, gin_variant
 from .variants.mountain import MountainConfig, mountain_variant
+from .variants.robbers import RobbersConfig, robbers_variant
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,13 @@ VARIANTS: dict[str, VariantInfo] = {info.name: info for info in (
         factory=crazy_variant, config_class=CrazyConfig,
         num_players=range(crazy.MIN_SEATS, crazy.MAX_SEATS + 1),
         env_module="crazy_rummy_v0", gym_ids=("CrazyRummy-v0",)),
+    VariantInfo(
+        name="robbers", title="Robber's Rummy",
+        description="2-6 players, two decks and jokers, no discard pile; after a 40-point "
+                    "opening a play may rearrange the whole table (docs/robbers_rummy.md)",
+        factory=robbers_variant, config_class=RobbersConfig,
+        num_players=range(robbers.MIN_SEATS, robbers.MAX_SEATS + 1),
+        env_module="robbers_rummy_v0", gym_ids=("RobbersRummy-v0",)),
 )}
 
 DEFAULT_VARIANT = "mountain"   # the primary game: the CLI's and training's default

@@ -18,6 +18,10 @@ knock (face)       ``knock 4D``                  face-down discard with deadwood
 base camp          ``base camp``                 face-down discard of the last card
 done               ``done``                      end of the response phase (MR-10)
 =================  ============================  =============================================
+
+Other variants add families (each variant module's table): ``pass``, ``swap 7H m2``, and
+Robber's Rummy's ``end turn``, ``commit``, ``reset``, ``lift 9H m3`` / ``layoff XX m3``
+(a face or ``XX`` in a slot) and ``put m4``.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .cards import JOKER_FACE, NUM_RANKS, CardError, Deck, face_text, parse_declared
+from .cards import JOKER_FACE, NUM_RANKS, CardError, Deck, face_text, parse_declared, parse_face
 from .core.spec import ActionLayout, Spec, build_spec
 from .core.state import state_dtype
 from .melds import MeldTable
@@ -41,10 +45,12 @@ class ActionError(ValueError):
 DEFAULT_FORMS = {
     "draw": "words", "pass": "words", "done": "words", "base_camp": "words",
     "take": "card", "meld": "template", "regroup": "template", "layoff": "slot_face",
-    "swap": "slot_face", "discard": "face", "knock": "face",
+    "swap": "slot_face", "discard": "face", "knock": "face", "end": "words", "commit": "words",
+    "reset": "words", "put": "slot",
 }
-WORDS = {"draw": "draw stock", "base_camp": "base camp"}
-FORM_EXAMPLES = {"card": "7H", "template": "5H 6H 7H", "slot_face": "9H m3", "face": "3C"}
+WORDS = {"draw": "draw stock", "base_camp": "base camp", "end": "end turn"}
+FORM_EXAMPLES = {"card": "7H", "template": "5H 6H 7H", "slot_face": "9H m3", "face": "3C",
+                 "slot": "m4", "slot_any": "9H m3"}
 
 
 def _field(family: str) -> str:
@@ -148,9 +154,11 @@ class Variant:
             return f"{verb} {self.deck.card_text(index, exact=True)}"
         if form == "template":
             return f"{verb} " + " ".join(face_text(f) for f in self.table.template_faces(index))
-        if form == "slot_face":
-            slot, face = divmod(index, JOKER_FACE)
+        if form in ("slot_face", "slot_any"):
+            slot, face = divmod(index, JOKER_FACE + (form == "slot_any"))
             return f"{verb} {face_text(face)} m{slot}"
+        if form == "slot":
+            return f"{verb} m{index}"
         return f"{verb} {face_text(index)}"      # "face"
 
     def parse_action(self, text: str) -> int:
@@ -182,12 +190,13 @@ class Variant:
                 if parse_declared(args[0].partition("#")[0])[1] is not None:
                     raise ActionError("a card in hand has no declared value")
                 return start + self.deck.parse_cards(args[0])[0]
-            if form == "slot_face" and len(args) == 2 and args[1].lower().startswith("m"):
-                face = self._declared_face(args[0])
-                slot = int(args[1][1:])
-                if not 0 <= slot < size // JOKER_FACE:
-                    raise ActionError(f"meld slot {slot} is outside 0..{size // JOKER_FACE - 1}")
-                return start + slot * JOKER_FACE + face
+            if form in ("slot_face", "slot_any") and len(args) == 2:
+                # slot_face: a face, naturals before jokers; slot_any: a face or XX (a joker)
+                stride = JOKER_FACE + (form == "slot_any")
+                face = parse_face(args[0]) if form == "slot_any" else self._declared_face(args[0])
+                return start + self._slot(args[1], size // stride) * stride + face
+            if form == "slot" and len(args) == 1:
+                return start + self._slot(args[0], size)
             if form == "face" and len(args) == 1:
                 face, declared = parse_declared(args[0])
                 if declared is not None:
@@ -209,6 +218,16 @@ class Variant:
     def _unparsable(self, text: str, families: list[str]) -> ActionError:
         forms = ", ".join(repr(_example(f, self.action_form(f))) for f in families)
         return ActionError(f"cannot parse action {text!r}; forms: {forms}")
+
+    @staticmethod
+    def _slot(token: str, slots: int) -> int:
+        """Meld slot ``mK`` of ``slots``."""
+        if not token.lower().startswith("m") or not token[1:].isdigit():
+            raise ActionError(f"malformed meld slot {token!r}: expected m0..m{slots - 1}")
+        slot = int(token[1:])
+        if not 0 <= slot < slots:
+            raise ActionError(f"meld slot {slot} is outside 0..{slots - 1}")
+        return slot
 
     @staticmethod
     def _declared_face(token: str) -> int:

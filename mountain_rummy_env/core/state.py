@@ -24,8 +24,10 @@ PHASE_NAMES = ("draw", "play", "response", "hand over", "game over")
 END_NONE, END_KNOCK, END_BASE_CAMP, END_HIGH_CAMP, END_EXHAUSTED, END_WENT_OUT = 0, 1, 2, 3, 4, 5
 END_NAMES = ("none", "knock", "base camp", "high camp", "exhausted", "went out")
 
-# Meld kinds (same codes as melds.SET / melds.RUN).
+# Meld kinds (same codes as melds.SET / melds.RUN, 1 and 2). MELD_WORK: a slot that a
+# Robber's Rummy play in progress left invalid (core.robbers); never so outside a play.
 MELD_EMPTY = 0
+MELD_WORK = 3
 
 # What a step reports for each game.
 EVENT_NONE, EVENT_HAND_OVER, EVENT_GAME_OVER = 0, 1, 2
@@ -52,7 +54,7 @@ def state_dtype(num_cards: int, max_melds: int, num_players: int) -> np.dtype:
         ("discard", np.int8, (c,)),    # bottom first; the top card is discard[discard_len - 1]
         ("discard_len", np.int16),
         # table melds
-        ("m_kind", np.int8, (m,)),     # MELD_EMPTY, SET or RUN
+        ("m_kind", np.int8, (m,)),     # MELD_EMPTY, SET, RUN or MELD_WORK
         ("m_suit", np.int8, (m,)),
         ("m_rank", np.int8, (m,)),
         ("m_lo", np.int8, (m,)),

@@ -51,7 +51,8 @@ NUM_FACES = 52
 
 # ---- card planes (width C) -----------------------------------------------------------
 P_HAND = 0            # in my hand
-P_HAND_TAKEN = 1      # in my hand, taken from the discard pile this turn (may not be discarded)
+P_HAND_TAKEN = 1      # in my hand, taken from the discard pile this turn (may not be discarded);
+                      # Robber's: on the table, placed from my hand in the play in progress
 P_HAND_PUBLIC = 2     # in my hand and known to the opponent (taken from the discard pile)
 P_OBLIGATION = 3      # the deep-draw card the player to move must meld or lay off this turn
 P_DISCARD = 4         # in the discard pile
@@ -335,11 +336,15 @@ def _encode_view(s, spec, p, row, q):
             m = s.meld_of[c]
             if s.m_founder[m] == p:
                 row[P_TABLE_MY_MELD * C + c] = 1
-            f = s.shown[c]
-            row[P_TABLE_FACES * C + f] = 1
-            row[(planes + m) * C + f] = 1
+            if is_current and s.taken[c] != 0:   # Robber's: placed from my hand in this play
+                row[P_HAND_TAKEN * C + c] = 1
+            f = s.shown[c]                       # -1: a joker in an unfinished meld (Robber's)
+            if f >= 0:
+                row[P_TABLE_FACES * C + f] = 1
+                row[(planes + m) * C + f] = 1
             if is_wild(s, spec, c):  # a joker or wild: its declared face
-                row[P_JOKER_FACES * C + f] = 1
+                if f >= 0:
+                    row[P_JOKER_FACES * C + f] = 1
                 if c >= NUM_FACES:      # a card with a column of its own (not a face's): itself
                     row[P_TABLE_FACES * C + c] = 1
                     row[(planes + m) * C + c] = 1

@@ -16,7 +16,9 @@ def _table_card(game, index: int, card: int) -> str:
     """A table card; a joker or wild standing for another card adds it (``XX=7♥``, ``5♣=7♥``)."""
     shown = int(game.states[index]["shown"][card])
     face = int(game.spec.card_face[card])
-    return pretty_face(shown) if shown == face else f"{_card(game, index, card)}={pretty_face(shown)}"
+    if shown in (face, -1):         # -1: a joker in a meld a play left unfinished (Robber's)
+        return _card(game, index, card)
+    return f"{_card(game, index, card)}={pretty_face(shown)}"
 
 
 def render_text(game, index: int = 0, names=None, max_moves: int = 60) -> str:
@@ -60,7 +62,9 @@ def render_text(game, index: int = 0, names=None, max_moves: int = 60) -> str:
         marker = ">" if p == cur and phase <= 2 else " "
         lines.append(f"{marker} {names[p]} hand ({len(hand)}): " + (" ".join(shown) or "-"))
     if int(s["obligation"]) >= 0:
-        lines.append(f"  obligation: {_card(game, index, int(s['obligation']))} must be melded or laid off this turn")
+        held = _table_card(game, index, int(s["obligation"]))
+        lines.append(f"  lifted: {held} must be put in a meld" if "put" in v.layout._fields else
+                     f"  obligation: {held} must be melded or laid off this turn")
     lines.append("  (* known to the opponent, ! taken this turn: may not be discarded)")
     if phase <= 2:
         legal = game.legal_actions(index)

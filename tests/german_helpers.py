@@ -1,5 +1,5 @@
-"""Helpers for the German Rummy rules tests (docs/german_rummy.md) and Crazy Rummy's
-(docs/crazy_rummy.md): a deck order built from the table position wanted, scripted turns,
+"""Helpers for the German Rummy rules tests (docs/german_rummy.md), Crazy Rummy's
+(docs/crazy_rummy.md) and Robber's Rummy's (docs/robbers_rummy.md): a deck order built from the table position wanted, scripted turns,
 and an independent recount of meld credit.
 
 Seats: the worked examples' P1, P2, ... are seats 0, 1, ...; unless told otherwise the
@@ -17,6 +17,7 @@ from mountain_rummy_env.cards import JOKER_FACE, NUM_RANKS, parse_face
 from mountain_rummy_env.core.state import LOC_HAND, LOC_STOCK
 from mountain_rummy_env.variants.crazy import crazy_variant
 from mountain_rummy_env.variants.german import german_variant
+from mountain_rummy_env.variants.robbers import robbers_variant
 
 from helpers import play
 
@@ -36,6 +37,12 @@ def german(**options):
 def crazy(**options):
     """``crazy_variant(**options)``, built once per option set."""
     return crazy_variant(**options)
+
+
+@lru_cache(maxsize=None)
+def robbers(**options):
+    """``robbers_variant(**options)``, built once per option set."""
+    return robbers_variant(**options)
 
 
 def _filler_order() -> list[int]:
@@ -71,6 +78,15 @@ def crazy_deck(hands, stock: str = "", *, dealer: int | None = None) -> list[int
     hands = list(hands)
     hands[first] = " ".join(cards[:7])
     return deck_order(crazy(), hands, " ".join(cards[7:]) or None, stock, dealer)
+
+
+def robbers_deck(hands, stock: str = "", *, dealer: int | None = None, **options) -> list[int]:
+    """A full card order (card ids, top first) for an RR-1 deal: 11 cards to each seat,
+    ``stock`` on top of the stock (the shared deal's up-card is the stock's top card)."""
+    first, _, rest = stock.partition(" ")
+    up = None if first in ("", "?") else first
+    return deck_order(robbers(num_players=len(hands), **options), hands, up,
+                      rest if up else stock, dealer)
 
 
 def deck_order(variant, hands, upcard: str | None, stock: str, dealer: int | None) -> list[int]:
@@ -119,6 +135,16 @@ def crazy_start(hands, stock: str = "", *, dealer: int | None = None, seed: int 
     :func:`crazy_deck`; the seat after the dealer (seat 0 by default) is to play."""
     g = Game(crazy(num_players=len(hands), **options), 1)
     g.reset(seed=seed, deck=crazy_deck(hands, stock, dealer=dealer),
+            dealer=len(hands) - 1 if dealer is None else dealer)
+    return g
+
+
+def robbers_start(hands, stock: str = "", *, dealer: int | None = None, seed: int = 0,
+                  **options) -> Game:
+    """A one-game batch of ``robbers(num_players=len(hands), **options)`` dealt from
+    :func:`robbers_deck`; seat 0 plays first unless ``dealer`` says otherwise."""
+    g = Game(robbers(num_players=len(hands), **options), 1)
+    g.reset(seed=seed, deck=robbers_deck(hands, stock, dealer=dealer, **options),
             dealer=len(hands) - 1 if dealer is None else dealer)
     return g
 

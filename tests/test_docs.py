@@ -26,8 +26,8 @@ SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)           # https:, mailto:, .
 OUTSIDE_NAMES = ("shared/", "RULES.md", "DESIGN.md")       # files that live beside the clone
 
 # test-name prefix -> (rules page, how the page writes the ID); rules and worked examples
-# are headings, German's and Crazy's rule decisions (D1 ...) items of a numbered list, named
-# in test names d1 ... (German) and cd1 ... (Crazy)
+# are headings, German's, Crazy's and Robber's rule decisions (D1 ...) items of a numbered
+# list, named in test names d1 ... (German), cd1 ... (Crazy) and rd1 ... (Robber's)
 RULE_IDS = {
     "mr": ("mountain_rummy.md", "MR-{}"),
     "e": ("mountain_rummy.md", "E{}"),
@@ -37,6 +37,8 @@ RULE_IDS = {
     "d": ("german_rummy.md", "D{}"),
     "cr": ("crazy_rummy.md", "CR-{}"),
     "cd": ("crazy_rummy.md", "D{}"),
+    "rr": ("robbers_rummy.md", "RR-{}"),
+    "rd": ("robbers_rummy.md", "D{}"),
 }
 
 
@@ -96,10 +98,11 @@ def test_docs_index_lists_every_page():
 
 def test_every_tested_rule_has_a_heading_and_an_anchor():
     tested = {(m[0], int(m[1])) for p in sorted((ROOT / "tests").glob("test_*.py"))
-              for m in re.findall(r"^def test_(mr|gr|ge|cr|cd|e|r|d)(\d+)_", p.read_text(), re.M)}
+              for m in re.findall(r"^def test_(mr|gr|ge|cr|cd|rr|rd|e|r|d)(\d+)_", p.read_text(), re.M)}
     assert {("mr", n) for n in range(1, 15)} <= tested     # the scan finds the rule tests
     assert {("ge", n) for n in range(1, 10)} <= tested
     assert {("cr", n) for n in range(1, 6)} <= tested
+    assert {("rr", n) for n in range(1, 8)} <= tested
     missing = []
     for prefix, number in sorted(tested):
         page, form = RULE_IDS[prefix]

@@ -1,5 +1,5 @@
 """One or more tests per rule RR-1 ... RR-7 of docs/robbers_rummy.md (Robber's Rummy) and per
-decision D1 ... of that page, each played as a scripted table position
+decision D1 ... D14 of that page (``test_rd8_...`` for D8), each played as a scripted table position
 (``german_helpers.robbers_start``); then random games of 2, 4 and 6 seats whose mask is
 compared with a slow reference written here from the rules page, at every position, with
 every card in exactly one place and every committed table valid.
@@ -317,9 +317,9 @@ def test_rr6_an_invalid_commit_is_refused_and_changes_nothing():
     assert g.states.tobytes() == snap.tobytes()
 
 
-def test_edit_cap_bounds_a_turn_a_lift_and_its_put_count_once():
-    """``max_edits`` (docs/robbers_rummy.md): after that many edits a turn offers no more;
-    a lift and the put that completes it are one edit, so the put is always offered."""
+def test_rd8_the_edit_cap_bounds_a_turn_a_lift_and_its_put_count_once():
+    """D8: after ``max_edits`` edits a turn offers no more; a lift and the put that completes
+    it are one edit, so the put is always offered (D6: never into the lifted card's slot)."""
     g = start(["9C 9D 9S 5H 6H 7H 8H", "", ""], max_edits=3)
     play(g, "meld 9C 9D 9S", "meld 5H 6H 7H 8H", "lift 8H m1")
     assert {"put m0", "put m2"} <= legal_texts(g) and "put m1" not in legal_texts(g)
@@ -364,7 +364,7 @@ def test_rr7_everyone_passes_fewest_cards_then_lowest_value_wins():
 
 
 def test_rr7_a_tie_shares_the_pot_the_remainder_from_the_dealers_left():
-    """RR-7 / D-scoring: seats 0 and 1 end with 12 cards worth 85 each, seat 2 with 12 worth
+    """RR-7 / D11, W4: seats 0 and 1 end with 12 cards worth 85 each, seat 2 with 12 worth
     113 (``max_turns`` ends the hand as an exhausted stock does): seats 0 and 1 share 113,
     the odd point to seat 0, the first after the dealer (seat 2)."""
     g = start(["2C 3D 4H 5S 6C 7D 8H 9S TC JD QH", "2D 3H 4S 5C 6D 7H 8S 9C TD JH QS",
@@ -375,8 +375,8 @@ def test_rr7_a_tie_shares_the_pot_the_remainder_from_the_dealers_left():
     assert list(s["h_points"][:3]) == [57, 56, -113] and s["h_winner"] == -1
 
 
-def test_a_game_is_one_hand_per_seat_as_dealer():
-    """``episode="game"``: each seat deals once, the deal rotates, scores add up."""
+def test_rd13_a_game_is_one_hand_per_seat_as_dealer():
+    """D13, ``episode="game"``: each seat deals once, the deal rotates, scores add up."""
     g = Game(robbers(num_players=3, episode="game", max_turns=3), 1)
     g.reset(seed=5)
     first = int(g.states[0]["dealer"])

@@ -751,7 +751,7 @@ def end_turn(s, spec, passed):
 
 @njit(cache=True)
 def score_hand(s, spec, went_out):
-    """RR-7 and the result per seat (docs/robbers_rummy.md, D-scoring): the winner is the
+    """RR-7 and the result per seat (docs/robbers_rummy.md, D11): the winner is the
     seat that went out (``went_out``), else the seats with fewest cards, then the lowest
     hand value. Every other seat scores minus its hand value; the winners share what the
     others lost (the remainder one point each in turn order from the dealer's left), so

@@ -12,7 +12,7 @@ from agents import make_agent
 from agents.german import GermanGreedyAgent, GermanRulesAgent, GermanSearchAgent, _Compiled
 from agents.german_policy import GREEDY, _should_have_placed, play_out, rules_params, settle_hands
 from agents.search import determinise
-from experiments.german_ladder import compare, deal_margins, dealt_states, policy_margins
+from experiments.ladder import compare, deal_margins, dealt_states, policy_margins
 from experiments.play import play_hand
 from mountain_rummy_env import Game, german_variant, make_variant, player_view
 from mountain_rummy_env.core.state import LOC_HAND, LOC_TABLE, PHASE_HAND_OVER
@@ -266,7 +266,7 @@ def test_greedy_beats_random_and_rules_beats_greedy():
 @pytest.mark.slow
 def test_the_ladder_at_four_seats():
     """Each adjacent pair of random < greedy < rules < search, 95% CI above 0 (about 15
-    minutes; experiments/german_ladder.py prints the table: on seeds 100000 on, search
+    minutes; experiments/ladder.py prints the table: on seeds 100000 on, search
     beat rules by +6.3 (+3.7, +8.9) over 600 deals)."""
     for weaker, stronger, deals in (("random", "greedy", 30), ("greedy", "rules", 600),
                                     ("rules", "search", 400)):

@@ -470,5 +470,5 @@ def _load_builtins() -> None:
     import importlib
 
     for mod in ("random_agent", "greedy", "rules", "gin", "simple_gin", "search", "german",
-                "human"):
+                "robbers", "human"):
         importlib.import_module(f"{__package__}.{mod}")  # each registers its agents

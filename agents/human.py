@@ -2,8 +2,9 @@
 
 Shows the table, the hand and the legal moves as text, reads a move in the canonical form
 (``meld 5H 6H 7H``, ``take 7H``, ``discard 3C``, ``knock 4D``, ``base camp``, ``done``), a
-number from the list of legal moves, ``?``/``help`` for the list again, and explains bad
-input before asking again. ``stdin``/``stdout`` are injectable (tests pass ``io.StringIO``).
+number from the list of legal moves, ``?``/``help`` for the list again, ``hint`` (Robber's
+Rummy) for the rearrangement solver's best play from here, and explains bad input before
+asking again. ``stdin``/``stdout`` are injectable (tests pass ``io.StringIO``).
 """
 
 from __future__ import annotations
@@ -47,7 +48,10 @@ class HumanAgent(Agent):
         self.say(f"your hand: {deck.cards_text(view.hand)}")
         if view.taken:
             self.say(f"taken this turn (may not be discarded): {deck.cards_text(view.taken)}")
-        if view.obligation >= 0:
+        if view.obligation >= 0 and "put" in view.variant.layout._fields:
+            self.say(f"you lifted {deck.card_text(view.obligation)}: put it in a meld "
+                     "(put mN) or reset the play")
+        elif view.obligation >= 0:
             self.say(f"you must meld or lay off {deck.card_text(view.obligation)} this turn")
         self.say("legal moves: " + "; ".join(f"[{k}] {self.move_text(view, a)}"
                                              for k, a in enumerate(legal)))
@@ -90,6 +94,9 @@ class HumanAgent(Agent):
             if text in ("?", "help"):
                 self.render(view, legal)
                 continue
+            if text == "hint":
+                self.say(hint(view, mask))
+                continue
             if text.lstrip("+-").isdigit():
                 k = int(text)
                 if 0 <= k < len(legal):
@@ -104,3 +111,26 @@ class HumanAgent(Agent):
             if action in legal:
                 return action
             self.say(f"{v.action_text(action)!r} is not legal now; '?' lists the legal moves")
+
+
+def hint(view, mask) -> str:
+    """Robber's Rummy: the solver's best play from this position as the seat sees it
+    (:func:`mountain_rummy_env.robbers_play.best_play`), after undoing a play in progress."""
+    from mountain_rummy_env.game import Game
+    from mountain_rummy_env.robbers_play import best_play
+
+    v = view.variant
+    if "put" not in v.layout._fields:
+        return "hint: only Robber's Rummy has one (the table-rearrangement solver)"
+    game = Game(v, 1)
+    game.states[:] = view.public_state()
+    game.masks[0] = mask
+    first = []
+    if mask[v.layout.reset]:
+        game.step_one(0, v.layout.reset)
+        first = ["reset"]
+    play = best_play(game)
+    if play is None:
+        return "hint: no play places a card now" + (" (reset first)" if first else "")
+    moves = first + [v.action_text(a) for a in play.actions]
+    return (f"hint: {'; '.join(moves)} (places {play.cards} card(s) worth {play.points})")

@@ -1,0 +1,109 @@
+"""Robber's Rummy agents (docs/robbers_rummy.md): ``greedy`` for 2-6 seats.
+
+It plays the exact solver's best play (:func:`mountain_rummy_env.robbers_play.best_play`)
+on a copy of what the seat may know (``PlayerView.public_state()``): the most hand cards
+the table and the hand allow in one play, before opening the highest-scoring opening; then
+(RR-4: a seat that played may draw one card and play again) it draws and plays again.
+Its parameters switch to other strategies for screening (:class:`RobbersGreedyAgent`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mountain_rummy_env.game import Game
+from mountain_rummy_env.robbers_play import best_play
+
+from .base import Agent, register
+
+__all__ = ["RobbersGreedyAgent"]
+
+
+class RobbersSolverAgent(Agent):
+    """Plays the solver's best play action by action; after a play, draws when it holds at
+    most ``draw_below`` cards, else ends the turn."""
+
+    def __init__(self, seed=None):
+        super().__init__(seed=seed)
+        self.draw_below, self.by, self.hold_until = 1000, "cards", 0
+        self._plan: list[int] = []
+
+    def reset(self) -> None:
+        self._plan = []
+
+    def act(self, view, mask) -> int:
+        if self._plan and mask[self._plan[0]]:
+            return self._plan.pop(0)
+        self._plan = []
+        v = view.variant
+        lay = v.layout
+        if mask[lay.reset] and not mask[lay.draw] and not mask[lay.end]:
+            return lay.reset                 # a play in progress it did not plan: undo it
+        game = Game(v, 1)
+        game.states[:] = view.public_state()
+        game.masks[0] = mask
+        play = best_play(game, weights=self.weights(view))
+        if play is not None and not self.holds(view, play):
+            self._plan = list(play.actions[1:])
+            return play.actions[0]
+        played = mask[lay.end]
+        if mask[lay.draw] and (not played or len(view.hand) <= self.draw_below):
+            return lay.draw
+        if played:
+            return lay.end
+        legal = np.flatnonzero(mask)
+        return lay.pass_ if mask[lay.pass_] else int(legal[0])
+
+    def weights(self, view):
+        """The solver's worth of placing a card of each face (None: best_play's default)."""
+        v = view.variant
+        if self.by == "points":
+            return v.spec.hand_value + 0.01
+        if self.by == "cards" or not view.game.states[view.index]["placed_before"][view.player]:
+            return None
+        hand = np.bincount(v.spec.card_face[list(view.hand)], minlength=53)
+        near = np.zeros(53)
+        for f in np.flatnonzero(hand[:52]):
+            rank, suit = f % 13, f // 13
+            same_rank = [u * 13 + rank for u in range(4) if u != suit]
+            same_suit = [suit * 13 + (rank + d) % 13 for d in (-2, -1, 1, 2)]
+            near[f] = hand[same_rank].sum() + hand[same_suit].sum()
+        w = 1.0 + v.spec.hand_value / 4000.0 - np.minimum(near, 3) / 400.0
+        w[52] = 1.0 - 0.01                   # keep a joker: it can always be placed later
+        return w
+
+    def holds(self, view, play) -> bool:
+        """Keep a play that does not go out in hand while every other seat holds more than
+        ``hold_until`` cards and the stock lasts (0: never hold): melds kept in hand are
+        hidden and give the others nothing to rob or lay off on."""
+        if self.hold_until <= 0 or play.cards == len(view.hand) or view.stock_size == 0:
+            return False
+        others = [n for q, n in enumerate(view.hand_sizes) if q != view.player]
+        return min(others) > self.hold_until
+
+
+@register("greedy", variant="robbers",
+          help="plays the exact solver's largest play (the highest opening first), then "
+               "draws and plays again; draw_below, by and hold_until change that "
+               "(docs/agents.md)")
+class RobbersGreedyAgent(RobbersSolverAgent):
+    """The solver's largest play whenever there is one, then a draw and another play. The
+    parameters are for screening other strategies (none has beaten the defaults yet,
+    docs/agents.md): ``draw_below`` draws after a play only with at most that many cards;
+    ``by`` ``"points"`` places the most points, ``"shape"`` breaks ties by keeping a joker
+    and the cards near other hand cards; ``hold_until`` > 0 keeps a play that does not go
+    out in hand while every other seat holds more cards than that."""
+
+    name = "greedy"
+
+    def __init__(self, seed=None, draw_below: int = 1000, by: str = "cards",
+                 hold_until: int = 0):
+        super().__init__(seed=seed)
+        if draw_below < 0:
+            raise ValueError(f"draw_below is a number of cards >= 0, got {draw_below}")
+        if by not in ("cards", "points", "shape"):
+            raise ValueError(f"by is 'cards' (the most cards a play), 'points' or 'shape', "
+                             f"got {by!r}")
+        if hold_until < 0:
+            raise ValueError(f"hold_until is a number of cards >= 0, got {hold_until}")
+        self.draw_below, self.by, self.hold_until = draw_below, by, hold_until

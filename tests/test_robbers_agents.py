@@ -1,0 +1,209 @@
+"""Robber's Rummy plays from the solver (``mountain_rummy_env.robbers_play``) and the agent
+built on them (``agents.robbers``): the actions of a solver play are legal and place what
+the solver says (RR-5 opening, RR-6 robbery, W2), at every position of real hands; greedy
+and its screening variants play whole hands legally at 2-6 seats, deterministically,
+without reading hidden cards; greedy beats random on fresh deals; a person gets the
+solver's hint."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents import make_agent
+from experiments.ladder import compare
+from experiments.play import play_hand
+from mountain_rummy_env import Game, player_view
+from mountain_rummy_env.core.state import LOC_TABLE, PHASE_PLAY, check_invariants
+from mountain_rummy_env.robbers_play import best_play, hand_counts, slot_faces
+
+from german_helpers import robbers, robbers_start
+from helpers import legal_texts, play
+from robbers_reference import check_table
+from test_fair_agents import redeal_hidden
+
+
+def texts(g: Game, actions) -> list[str]:
+    return [g.variant.action_text(a) for a in actions]
+
+
+def run(g: Game, actions) -> None:
+    for a in actions:
+        g.step_one(0, int(a))
+
+
+def test_rr5_the_opening_is_new_melds_from_the_hand_worth_40():
+    """RR-5 / W1: before opening the play is new melds from the hand alone, the most points
+    (9C 9D 9S and 5H-8H: 53), and it commits; a hand that cannot reach 40 has no play."""
+    g = robbers_start(["9C 9D 9S 5H 6H 7H 8H AC 2D 3H 4S", "2C 3C 4C 5D 6S 7D 8S 9H TC JD QS",
+                       ""], "")
+    p = best_play(g)
+    assert texts(g, p.actions) == ["meld 9C 9D 9S", "meld 5H 6H 7H 8H", "commit"]
+    assert (p.cards, p.points) == (7, 53)
+    run(g, p.actions)
+    assert g.states[0]["placed_before"][0] == 1
+    play(g, "end turn")
+    assert best_play(g) is None                       # 2C 3C 4C is 9 points: no opening
+
+
+def test_rr6_w2_the_solver_robs_the_table_and_goes_out():
+    """RR-6 / W2: seat 1 holds 5C 5D after its opening; the best play lifts 5H out of seat
+    0's run into a new set with them, every table card stays, and seat 1 goes out."""
+    g = robbers_start(["9C 9D 9S 5H 6H 7H 8H", "KC KD KS 2S 3S 4S 5S 6S 7S 5C 5D", ""], "")
+    run(g, best_play(g).actions)
+    play(g, "end turn")
+    run(g, best_play(g).actions)
+    play(g, "end turn", "draw stock", "draw stock")
+    p = best_play(g)
+    assert p.cards == 2 and texts(g, p.actions)[:2] == ["lift 5H m1", "put m5"]
+    before = slot_faces(g.variant, g.states[0])
+    run(g, p.actions)
+    assert g.summary().end == "went out" and g.states[0]["h_winner"] == 1
+    after = slot_faces(g.variant, g.states[0])
+    assert sum(sum(c.values()) for c in after.values()) == sum(
+        sum(c.values()) for c in before.values()) + 2
+
+
+def greedy_positions(seats: int, seed: int, hands: int = 4):
+    """(game, seat) at the start of every turn of ``hands`` hands of greedy agents."""
+    g = Game(robbers(num_players=seats), 1)
+    agents = [make_agent("greedy", seed=q, variant="robbers") for q in range(seats)]
+    for hand in range(hands):
+        g.reset(seed=seed + hand)
+        while g.states[0]["phase"] == PHASE_PLAY:
+            s = g.states[0]
+            p = int(s["current"])
+            if not s["editing"] and not s["placed_this_turn"] and not s["drew"]:
+                yield g.clone(), p
+            g.step_one(0, int(agents[p].act(player_view(g, 0, p), g.masks[0])))
+
+
+@pytest.mark.parametrize("seats", [2, 4])
+def test_every_solver_play_is_legal_and_places_what_the_solver_says(seats):
+    """At positions of real hands the plan's actions are legal one by one, end in a valid
+    table (RR-3, every table card still on it, RR-6), and take exactly the solver's cards
+    from the hand; the game the plan was made on is not changed."""
+    checked = 0
+    for g, p in greedy_positions(seats, seed=60 + seats):
+        snap = g.states.tobytes()
+        play_ = best_play(g)
+        assert g.states.tobytes() == snap
+        if play_ is None:
+            continue
+        hand = hand_counts(g.variant, g.states[0], p)
+        on_table = (g.states[0]["loc"] == LOC_TABLE).sum()
+        run(g, play_.actions)
+        s = g.states[0]
+        check_invariants(s, seats)
+        check_table(g.variant, s)
+        placed = hand - hand_counts(g.variant, s, p)
+        assert placed.sum() == play_.cards and (placed >= 0).all()
+        assert (placed[:52] == play_.rearrangement.used[:52]).all()
+        assert (s["loc"] == LOC_TABLE).sum() == on_table + play_.cards
+        checked += 1
+    assert checked >= 20
+
+
+@pytest.mark.parametrize("seats", [2, 4, 6])
+def test_greedy_and_its_variants_play_whole_hands_legally(seats):
+    specs = ("greedy", "greedy:by=shape,draw_below=2", "greedy:hold_until=6,by=points")
+    g = Game(robbers(num_players=seats), 1)
+    for hand in range(2):
+        agents = [make_agent(specs[(q + hand) % 3], seed=q, variant="robbers")
+                  for q in range(seats)]
+        result = play_hand(g, agents, seed=400 + 10 * seats + hand)
+        assert sum(result.hand_points) == 0
+
+
+def test_same_seed_same_play():
+    logs = []
+    for _ in range(2):
+        g, log = Game(robbers(num_players=3), 1), []
+        play_hand(g, [make_agent("greedy:by=shape", seed=9, variant="robbers") for _ in range(3)],
+                  seed=77, log=log)
+        logs.append(log)
+    assert logs[0] == logs[1]
+
+
+def test_agents_ignore_where_the_hidden_cards_really_are():
+    """Dealing the cards a seat cannot see anew (other hands, the stock) never changes the
+    choice of greedy or its variants."""
+    rng = np.random.default_rng(0)
+    checked = 0
+    for game, p in greedy_positions(4, seed=91, hands=2):
+        other = redeal_hidden(game, p, rng)
+        assert (other.states[0]["loc"] != game.states[0]["loc"]).any()
+        for spec in ("greedy", "greedy:hold_until=6,by=shape"):
+            picks = [make_agent(spec, seed=5, variant="robbers").act(player_view(g, 0, p),
+                                                                     g.masks[0])
+                     for g in (game, other)]
+            assert picks[0] == picks[1], (spec, p)
+        checked += 1
+    assert checked >= 10
+
+
+def test_after_a_play_greedy_draws_unless_told_to_draw_only_with_few_cards():
+    """RR-4: a seat that played may draw and play again; greedy draws, with ``draw_below``
+    only when it holds at most that many cards."""
+    g = robbers_start(["9C 9D 9S 5H 6H 7H 8H AC 2D 3H 4S", "", ""], "")
+    run(g, best_play(g).actions)
+    view, mask = player_view(g, 0, 0), g.masks[0]
+    assert {"draw stock", "end turn"} <= legal_texts(g)
+    lay = g.variant.layout
+    assert make_agent("greedy", variant="robbers").act(view, mask) == lay.draw
+    assert make_agent("greedy:draw_below=3", variant="robbers").act(view, mask) == lay.end
+    assert make_agent("greedy:draw_below=4", variant="robbers").act(view, mask) == lay.draw
+
+
+def test_hold_until_keeps_a_play_while_every_other_seat_holds_many_cards():
+    """``hold_until``: a play that does not go out waits (the seat draws) while every other
+    seat holds more than that many cards."""
+    g = robbers_start(["9C 9D 9S 5H 6H 7H 8H AC 2D 3H 4S", "", ""], "")
+    view, mask = player_view(g, 0, 0), g.masks[0]
+    lay = g.variant.layout
+    assert make_agent("greedy:hold_until=10", variant="robbers").act(view, mask) == lay.draw
+    assert make_agent("greedy:hold_until=11", variant="robbers").act(view, mask) != lay.draw
+
+
+@pytest.mark.parametrize("spec", ["greedy:draw_below=-1", "greedy:by=value",
+                                  "greedy:hold_until=-2"])
+def test_bad_parameters_are_refused(spec):
+    with pytest.raises(ValueError):
+        make_agent(spec, variant="robbers")
+
+
+def test_greedy_beats_random_on_fresh_deals():
+    result = compare("greedy", "random", deals=4, first_seed=210_000, variant="robbers")
+    assert result.low > 0, result
+
+
+@pytest.mark.slow
+def test_the_ladder_at_four_seats():
+    """random < greedy with its 95% CI above 0 on 30 fresh deals
+    (``python -m experiments.ladder --variant robbers`` prints the table)."""
+    result = compare("greedy", "random", deals=30, first_seed=310_000, variant="robbers")
+    assert result.low > 0, result
+
+
+def test_a_person_asks_for_the_solvers_hint_and_builds_the_play_step_by_step():
+    """``human``: ``hint`` prints the solver's best play (undoing a play in progress first);
+    the person then types it move by move, and a lifted card is shown as lifted."""
+    import io
+
+    g = robbers_start(["9C 9D 9S 5H 6H 7H 8H", "KC KD KS 2S 3S 4S 5S 6S 7S 5C 5D", ""], "")
+    run(g, best_play(g).actions)
+    play(g, "end turn")
+    run(g, best_play(g).actions)
+    play(g, "end turn", "draw stock", "draw stock")
+    out = io.StringIO()
+    human = make_agent("human", stdin=io.StringIO("hint\nlift 5H m1\n"), stdout=out,
+                       variant="robbers")
+    g.step_one(0, human.act(player_view(g, 0, 1), g.masks[0]))
+    assert "hint: lift 5H m1; put m5; layoff 5C m5; layoff 5D m5; commit (places 2 card(s)" \
+        in out.getvalue()
+    out = io.StringIO()
+    human = make_agent("human", stdin=io.StringIO("hint\nput m5\n"), stdout=out,
+                       variant="robbers")
+    g.step_one(0, human.act(player_view(g, 0, 1), g.masks[0]))
+    assert "you lifted 5H: put it in a meld" in out.getvalue()
+    assert "hint: reset; lift 5H m1; put m5" in out.getvalue()

@@ -26,11 +26,12 @@ def _rss() -> int:
 # environments, random masked play, observation + mask every step
 
 
-GERMAN_SEATS = 4   # the German rows: a 4-player table
+TABLE_SEATS = 4    # the rows of the many-seat variants: a 4-player table
+MANY_SEATS = ("german", "crazy", "robbers")
 
 
 def _options(name: str) -> dict:
-    return {"num_players": GERMAN_SEATS} if name == "german" else {}
+    return {"num_players": TABLE_SEATS} if name in MANY_SEATS else {}
 
 
 def _variant(name: str):
@@ -40,7 +41,7 @@ def _variant(name: str):
 
 
 def _label(variant: str) -> str:
-    return f"german {GERMAN_SEATS}p" if variant == "german" else variant
+    return f"{variant} {TABLE_SEATS}p" if variant in MANY_SEATS else variant
 
 
 def bench_vector(variant: str, batch: int, seconds: float) -> dict:
@@ -484,7 +485,7 @@ def _plain_table(title, header, rows) -> list[str]:
 
 def run_all(seconds: float, batches, peers: bool = True, profile: bool = True):
     env_rows, aec_rows = [], {}
-    for variant in ("gin", "mountain", "german"):
+    for variant in ("gin", "mountain", *MANY_SEATS):
         rows = [bench_vector(variant, b, seconds) for b in batches]
         # games/s of the large batches: all games start together, so few finish inside a short
         # window; use steps/s / mean game length (measured on the rows that finished games)
@@ -502,7 +503,7 @@ def run_all(seconds: float, batches, peers: bool = True, profile: bool = True):
             if row:
                 peer_rows.append(row)
     solver_rows = bench_solvers(seconds)
-    mems = [bench_memory(v) for v in ("mountain", "german")]
+    mems = [bench_memory(v) for v in ("mountain", "german", "robbers")]
     rearrange = bench_rearrange(seconds)
     prof = profile_step(1024, min(seconds, 3.0)) if profile else None
 

@@ -574,17 +574,7 @@ def score_hand(s, spec, went_out):
     s.ender = went_out
     last = s.wild_rank == NUM_RANKS - 1 if s.wild_rank >= 0 else s.hand_no + 1 >= P
     if last:
-        best = s.scores[0]
-        for p in range(1, P):
-            best = max(best, s.scores[p])
-        s.game_winner = -1
-        leaders = 0
-        for p in range(P):
-            if s.scores[p] == best:
-                leaders += 1
-                s.game_winner = p
-        if leaders > 1:
-            s.game_winner = -1
+        mark_game_winner(s, P)
         s.phase = PHASE_GAME_OVER
         return EVENT_GAME_OVER
     if spec.episode_game:
@@ -592,6 +582,22 @@ def score_hand(s, spec, went_out):
     else:
         s.phase = PHASE_HAND_OVER
     return EVENT_HAND_OVER
+
+
+@njit(cache=True)
+def mark_game_winner(s, P):
+    """The game is over: ``game_winner`` is the seat with the highest total, -1 on a tie."""
+    best = s.scores[0]
+    for p in range(1, P):
+        best = max(best, s.scores[p])
+    s.game_winner = -1
+    leaders = 0
+    for p in range(P):
+        if s.scores[p] == best:
+            leaders += 1
+            s.game_winner = p
+    if leaders > 1:
+        s.game_winner = -1
 
 
 @njit(cache=True)

@@ -38,7 +38,8 @@ from numba import njit
 
 from ..cards import JOKER_FACE, NUM_RANKS
 from .batch import register_kernels
-from .rules import SET, RUN, begin_game, deal, draw_stock, shuffle_deck
+from .german import mark_game_winner
+from .rules import SET, RUN, begin_game, deal, draw_stock, hand_size_of, shuffle_deck
 from .spec import Spec
 from .state import (
     END_EXHAUSTED, END_WENT_OUT, EVENT_GAME_OVER, EVENT_HAND_OVER, EVENT_NONE, LOC_HAND,
@@ -638,15 +639,6 @@ def commit_play(s, spec, p):
 
 
 @njit(cache=True)
-def hand_size(s, spec, p):
-    n = 0
-    for c in range(spec.num_cards):
-        if s.loc[c] == LOC_HAND + p:
-            n += 1
-    return n
-
-
-@njit(cache=True)
 def hand_value(s, spec, p):
     v = 0
     for c in range(spec.num_cards):
@@ -674,7 +666,7 @@ def apply_action(s, spec, a):
         return EVENT_NONE
     if a == spec.a_commit:
         commit_play(s, spec, p)
-        if hand_size(s, spec, p) == 0:       # RR-7: the first to empty the hand wins
+        if hand_size_of(s, spec, p) == 0:       # RR-7: the first to empty the hand wins
             return score_hand(s, spec, p)
         return EVENT_NONE
     if a >= spec.a_put:                      # completes its lift: one edit between them
@@ -763,7 +755,7 @@ def score_hand(s, spec, went_out):
         s.h_deadwood[p] = hand_value(s, spec, p)
         s.h_credit[p] = 0
         s.h_bonus[p] = 0
-        n = hand_size(s, spec, p)
+        n = hand_size_of(s, spec, p)
         v = s.h_deadwood[p]
         if went_out >= 0:
             if p == went_out:
@@ -773,7 +765,7 @@ def score_hand(s, spec, went_out):
     winners = 0
     lost = 0
     for p in range(P):
-        if hand_size(s, spec, p) == best_cards and s.h_deadwood[p] == best_value:
+        if hand_size_of(s, spec, p) == best_cards and s.h_deadwood[p] == best_value:
             winners += 1
         else:
             lost += s.h_deadwood[p]
@@ -781,7 +773,7 @@ def score_hand(s, spec, went_out):
     s.h_winner = -1
     for i in range(P):
         p = (s.dealer + 1 + i) % P
-        if hand_size(s, spec, p) == best_cards and s.h_deadwood[p] == best_value:
+        if hand_size_of(s, spec, p) == best_cards and s.h_deadwood[p] == best_value:
             s.h_points[p] = lost // winners + (1 if k < lost % winners else 0)
             k += 1
             if winners == 1:
@@ -798,16 +790,7 @@ def score_hand(s, spec, went_out):
     s.end_kind = kind
     s.ender = went_out
     if s.hand_no + 1 >= P:
-        best = s.scores[0]
-        for p in range(1, P):
-            best = max(best, s.scores[p])
-        leaders = 0
-        for p in range(P):
-            if s.scores[p] == best:
-                leaders += 1
-                s.game_winner = p
-        if leaders > 1:
-            s.game_winner = -1
+        mark_game_winner(s, P)
         s.phase = PHASE_GAME_OVER
         return EVENT_GAME_OVER
     if spec.episode_game:

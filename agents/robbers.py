@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from mountain_rummy_env.cards import JOKER_FACE, NUM_RANKS
 from mountain_rummy_env.game import Game
 from mountain_rummy_env.robbers_play import best_play
 
@@ -19,13 +20,31 @@ from .base import Agent, register
 __all__ = ["RobbersGreedyAgent"]
 
 
-class RobbersSolverAgent(Agent):
-    """Plays the solver's best play action by action; after a play, draws when it holds at
-    most ``draw_below`` cards, else ends the turn."""
+@register("greedy", variant="robbers",
+          help="plays the exact solver's largest play (the highest opening first), then "
+               "draws and plays again; draw_below, by and hold_until change that "
+               "(docs/agents.md)")
+class RobbersGreedyAgent(Agent):
+    """The solver's largest play whenever there is one, played action by action, then a
+    draw and another play. The parameters are for screening other strategies (none has
+    beaten the defaults yet, docs/agents.md): ``draw_below`` draws after a play only with
+    at most that many cards; ``by`` ``"points"`` places the most points, ``"shape"`` breaks
+    ties by keeping a joker and the cards near other hand cards; ``hold_until`` > 0 keeps a
+    play that does not go out in hand while every other seat holds more cards than that."""
 
-    def __init__(self, seed=None):
+    name = "greedy"
+
+    def __init__(self, seed=None, draw_below: int = 1000, by: str = "cards",
+                 hold_until: int = 0):
         super().__init__(seed=seed)
-        self.draw_below, self.by, self.hold_until = 1000, "cards", 0
+        if draw_below < 0:
+            raise ValueError(f"draw_below is a number of cards >= 0, got {draw_below}")
+        if by not in ("cards", "points", "shape"):
+            raise ValueError(f"by is 'cards' (the most cards a play), 'points' or 'shape', "
+                             f"got {by!r}")
+        if hold_until < 0:
+            raise ValueError(f"hold_until is a number of cards >= 0, got {hold_until}")
+        self.draw_below, self.by, self.hold_until = draw_below, by, hold_until
         self._plan: list[int] = []
 
     def reset(self) -> None:
@@ -42,7 +61,7 @@ class RobbersSolverAgent(Agent):
         game = Game(v, 1)
         game.states[:] = view.public_state()
         game.masks[0] = mask
-        play = best_play(game, weights=self.weights(view))
+        play = best_play(game, weights=self.weights(view, game.states[0]))
         if play is not None and not self.holds(view, play):
             self._plan = list(play.actions[1:])
             return play.actions[0]
@@ -51,25 +70,25 @@ class RobbersSolverAgent(Agent):
             return lay.draw
         if played:
             return lay.end
-        legal = np.flatnonzero(mask)
-        return lay.pass_ if mask[lay.pass_] else int(legal[0])
+        return lay.pass_ if mask[lay.pass_] else int(np.flatnonzero(mask)[0])
 
-    def weights(self, view):
+    def weights(self, view, state):
         """The solver's worth of placing a card of each face (None: best_play's default)."""
-        v = view.variant
+        values = view.variant.spec.hand_value
         if self.by == "points":
-            return v.spec.hand_value + 0.01
-        if self.by == "cards" or not view.game.states[view.index]["placed_before"][view.player]:
+            return values + 0.01
+        if self.by == "cards" or not state["placed_before"][view.player]:
             return None
-        hand = np.bincount(v.spec.card_face[list(view.hand)], minlength=53)
-        near = np.zeros(53)
-        for f in np.flatnonzero(hand[:52]):
-            rank, suit = f % 13, f // 13
-            same_rank = [u * 13 + rank for u in range(4) if u != suit]
-            same_suit = [suit * 13 + (rank + d) % 13 for d in (-2, -1, 1, 2)]
+        hand = np.bincount(view.variant.spec.card_face[list(view.hand)],
+                           minlength=JOKER_FACE + 1)
+        near = np.zeros(JOKER_FACE + 1)
+        for f in np.flatnonzero(hand[:JOKER_FACE]):
+            rank, suit = f % NUM_RANKS, f // NUM_RANKS
+            same_rank = [u * NUM_RANKS + rank for u in range(4) if u != suit]
+            same_suit = [suit * NUM_RANKS + (rank + d) % NUM_RANKS for d in (-2, -1, 1, 2)]
             near[f] = hand[same_rank].sum() + hand[same_suit].sum()
-        w = 1.0 + v.spec.hand_value / 4000.0 - np.minimum(near, 3) / 400.0
-        w[52] = 1.0 - 0.01                   # keep a joker: it can always be placed later
+        w = 1.0 + values / 4000.0 - np.minimum(near, 3) / 400.0
+        w[JOKER_FACE] = 0.99                 # keep a joker: it can always be placed later
         return w
 
     def holds(self, view, play) -> bool:
@@ -80,30 +99,3 @@ class RobbersSolverAgent(Agent):
             return False
         others = [n for q, n in enumerate(view.hand_sizes) if q != view.player]
         return min(others) > self.hold_until
-
-
-@register("greedy", variant="robbers",
-          help="plays the exact solver's largest play (the highest opening first), then "
-               "draws and plays again; draw_below, by and hold_until change that "
-               "(docs/agents.md)")
-class RobbersGreedyAgent(RobbersSolverAgent):
-    """The solver's largest play whenever there is one, then a draw and another play. The
-    parameters are for screening other strategies (none has beaten the defaults yet,
-    docs/agents.md): ``draw_below`` draws after a play only with at most that many cards;
-    ``by`` ``"points"`` places the most points, ``"shape"`` breaks ties by keeping a joker
-    and the cards near other hand cards; ``hold_until`` > 0 keeps a play that does not go
-    out in hand while every other seat holds more cards than that."""
-
-    name = "greedy"
-
-    def __init__(self, seed=None, draw_below: int = 1000, by: str = "cards",
-                 hold_until: int = 0):
-        super().__init__(seed=seed)
-        if draw_below < 0:
-            raise ValueError(f"draw_below is a number of cards >= 0, got {draw_below}")
-        if by not in ("cards", "points", "shape"):
-            raise ValueError(f"by is 'cards' (the most cards a play), 'points' or 'shape', "
-                             f"got {by!r}")
-        if hold_until < 0:
-            raise ValueError(f"hold_until is a number of cards >= 0, got {hold_until}")
-        self.draw_below, self.by, self.hold_until = draw_below, by, hold_until

@@ -565,13 +565,8 @@ def score_hand(s, spec, went_out):
         s.h_sp[p] = s.h_credit[p] - s.h_deadwood[p]
         s.h_points[p] = s.h_sp[p]
         s.scores[p] += s.h_points[p]
-    kind = END_WENT_OUT if went_out >= 0 else END_EXHAUSTED
     s.h_winner = went_out
-    s.h_end_kind = kind
-    s.h_ender = went_out
-    s.h_bonus_kinds = 0
-    s.end_kind = kind
-    s.ender = went_out
+    mark_hand_end(s, went_out)
     last = s.wild_rank == NUM_RANKS - 1 if s.wild_rank >= 0 else s.hand_no + 1 >= P
     if last:
         mark_game_winner(s, P)
@@ -582,6 +577,17 @@ def score_hand(s, spec, went_out):
     else:
         s.phase = PHASE_HAND_OVER
     return EVENT_HAND_OVER
+
+
+@njit(cache=True)
+def mark_hand_end(s, went_out):
+    """Record how the hand ended: seat ``went_out`` went out, or (-1) the stock ran out."""
+    kind = END_WENT_OUT if went_out >= 0 else END_EXHAUSTED
+    s.h_end_kind = kind
+    s.h_ender = went_out
+    s.h_bonus_kinds = 0
+    s.end_kind = kind
+    s.ender = went_out
 
 
 @njit(cache=True)

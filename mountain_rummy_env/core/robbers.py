@@ -38,11 +38,11 @@ from numba import njit
 
 from ..cards import JOKER_FACE, NUM_RANKS
 from .batch import register_kernels
-from .german import mark_game_winner
+from .german import mark_game_winner, mark_hand_end
 from .rules import SET, RUN, begin_game, deal, draw_stock, hand_size_of, shuffle_deck
 from .spec import Spec
 from .state import (
-    END_EXHAUSTED, END_WENT_OUT, EVENT_GAME_OVER, EVENT_HAND_OVER, EVENT_NONE, LOC_HAND,
+    EVENT_GAME_OVER, EVENT_HAND_OVER, EVENT_NONE, LOC_HAND,
     LOC_STOCK, LOC_TABLE, MELD_EMPTY, MELD_WIDTH, MELD_WORK, PHASE_GAME_OVER, PHASE_HAND_OVER,
     PHASE_PLAY, state_dtype,
 )
@@ -783,12 +783,7 @@ def score_hand(s, spec, went_out):
     for p in range(P):
         s.h_sp[p] = s.h_points[p]
         s.scores[p] += s.h_points[p]
-    kind = END_WENT_OUT if went_out >= 0 else END_EXHAUSTED
-    s.h_end_kind = kind
-    s.h_ender = went_out
-    s.h_bonus_kinds = 0
-    s.end_kind = kind
-    s.ender = went_out
+    mark_hand_end(s, went_out)
     if s.hand_no + 1 >= P:
         mark_game_winner(s, P)
         s.phase = PHASE_GAME_OVER

@@ -93,10 +93,13 @@ class _Canvas:
 
 def _table_item(game, index, card):
     """A table card as drawn: its shown face; a joker or wild standing in for another card
-    is a joker with the declared card noted under it."""
+    is a joker with the declared card noted under it (none yet: a joker in an unfinished
+    Robber's meld, shown -1)."""
     s = game.states[index]
     shown = int(s["shown"][card])
     own = int(game.spec.card_face[card])
+    if shown < 0:
+        return (own, "#e8f0ff", None)
     if own == JOKER_FACE or shown != own:
         return (JOKER_FACE if own == JOKER_FACE else own, "#e8f0ff", f"={face_text(shown)}")
     return (shown, None, None)

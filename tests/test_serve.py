@@ -129,8 +129,10 @@ def assert_result_is_the_records(state: dict) -> GameRecord:
     ("german", {"num_players": 4}, 2, True),
     ("german", {"num_players": 3}, 0, False),
     ("crazy", {"num_players": 3}, 1, False),
+    ("robbers", {"num_players": 3, "max_edits": 6, "max_turns": 45}, 1, False),
     ("mountain", {"episode": "game", "target_score": 200}, 0, False),
-], ids=["mountain-0", "mountain-1", "gin", "german4", "german3", "crazy3", "mountain-game"])
+], ids=["mountain-0", "mountain-1", "gin", "german4", "german3", "crazy3", "robbers3",
+        "mountain-game"])
 def test_every_state_sent_holds_only_what_the_seat_may_know(tmp_path, name, options, seat, hint):
     agents = "greedy" if name != "crazy" else "rules"
     app = app_for(tmp_path, name, options, seat, agents, seed=11,

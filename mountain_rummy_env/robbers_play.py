@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
@@ -48,24 +47,6 @@ def slot_faces(variant, state) -> dict[int, Counter]:
         cards = state["m_cards"][m]
         out[m] = Counter(int(face[c]) for c in cards[cards >= 0])
     return out
-
-
-@lru_cache(maxsize=4)
-def _templates_of(faces: bytes, shape: tuple, lengths: bytes) -> dict[tuple[int, ...], int]:
-    table = np.frombuffer(faces, np.int64).reshape(shape)
-    length = np.frombuffer(lengths, np.int64)
-    out = {}
-    for k in range(len(length)):
-        out.setdefault(tuple(sorted(table[k, :length[k]].tolist())), k)
-    return out
-
-
-def _meld_templates(variant) -> dict[tuple[int, ...], int]:
-    """Sorted faces of a natural meld -> its template id (the ``meld`` action's offset)."""
-    t = variant.table
-    faces = np.ascontiguousarray(t.faces, np.int64)
-    return _templates_of(faces.tobytes(), faces.shape,
-                         np.ascontiguousarray(t.length, np.int64).tobytes())
 
 
 def best_play(game: Game, index: int = 0, weights=None, method: str = "fast") -> Play | None:
@@ -157,12 +138,11 @@ def play_actions(game: Game, index: int, r: Rearrangement) -> list[int] | None:
         i = receiver(f)
         if not (step(lay.lift + m * STRIDE + f) and step(lay.put + destination(i))):
             return None
-    templates = _meld_templates(v)
     for i, rest in enumerate(need):
         if i not in slot_of and JOKER_FACE not in rest and sum(rest.values()) == sum(
                 targets[i].values()):
-            meld = templates.get(tuple(sorted(rest.elements())))
-            if meld is not None and step(lay.meld + meld):
+            meld = v.table.find(sorted(rest.elements()))
+            if meld >= 0 and step(lay.meld + meld):
                 need[i] = Counter()
                 continue
         for f in sorted(rest.elements()):

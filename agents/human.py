@@ -48,7 +48,7 @@ class HumanAgent(Agent):
         self.say(f"your hand: {deck.cards_text(view.hand)}")
         if view.taken:
             self.say(f"taken this turn (may not be discarded): {deck.cards_text(view.taken)}")
-        if view.obligation >= 0 and "put" in view.variant.layout._fields:
+        if view.obligation >= 0 and view.variant.lifts_table_cards:
             self.say(f"you lifted {deck.card_text(view.obligation)}: put it in a meld "
                      "(put mN) or reset the play")
         elif view.obligation >= 0:
@@ -120,7 +120,7 @@ def hint(view, mask) -> str:
     from mountain_rummy_env.robbers_play import best_play
 
     v = view.variant
-    if "put" not in v.layout._fields:
+    if not v.lifts_table_cards:
         return "hint: only Robber's Rummy has one (the table-rearrangement solver)"
     game = Game(v, 1)
     game.states[:] = view.public_state()

@@ -127,6 +127,12 @@ class Variant:
         bonus = max(max(spec.base_bonus, spec.high_bonus) + spec.summit_bonus, spec.undercut_bonus)
         return -int(per_card.sum(axis=1).max() + bonus)
 
+    @property
+    def lifts_table_cards(self) -> bool:
+        """Whether a play may pick table cards up and put them in other melds (Robber's
+        Rummy's ``lift``/``put``): then the pending card is a lifted one, not a deep draw."""
+        return "lift" in self.layout._fields
+
     # ----------------------------------------------------------------------------------
     # action <-> text
 

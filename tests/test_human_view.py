@@ -99,7 +99,7 @@ class Screen:
                     f"{token} in {text!r} is hidden from seat(s) {self.seats}"
         # Robber's Rummy also prints table jokers bare: one in an unfinished meld (not yet
         # declared) and the one a ``lift XX m3`` picks up; table cards are public
-        on_table = 0 if "lift" not in self.game.variant.layout._fields else int((~in_play).sum())
+        on_table = int((~in_play).sum()) if self.game.variant.lifts_table_cards else 0
         assert bare <= int((known[jokers] & in_play).sum()) + on_table, \
             f"{text!r} names {bare} joker(s) off the table; seat(s) {self.seats} know fewer"
         seat = SEAT_LINE.match(text)

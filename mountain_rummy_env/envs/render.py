@@ -63,7 +63,7 @@ def render_text(game, index: int = 0, names=None, max_moves: int = 60) -> str:
         lines.append(f"{marker} {names[p]} hand ({len(hand)}): " + (" ".join(shown) or "-"))
     if int(s["obligation"]) >= 0:
         held = _table_card(game, index, int(s["obligation"]))
-        lines.append(f"  lifted: {held} must be put in a meld" if "put" in v.layout._fields else
+        lines.append(f"  lifted: {held} must be put in a meld" if v.lifts_table_cards else
                      f"  obligation: {held} must be melded or laid off this turn")
     lines.append("  (* known to the opponent, ! taken this turn: may not be discarded)")
     if phase <= 2:

@@ -16,7 +16,7 @@ from mountain_rummy_env.core.state import PHASE_DRAW
 
 from .base import Agent, register
 from .german_policy import (
-    GREEDY, RULES_DEFAULTS, choose, credit_order, discard_scores_of, play_out, rules_params,
+    GREEDY, RULES_PARAM_TYPES, choose, credit_order, discard_scores_of, play_out, rules_params,
     settle_hands,
 )
 from .search import MonteCarloSearch, determinise
@@ -47,6 +47,10 @@ class GermanPolicyAgent(Agent):
 
     params: np.ndarray = GREEDY
 
+    def params_of(self, variant) -> np.ndarray:
+        """The parameter vector this agent plays ``variant`` with."""
+        return self.params
+
     def act(self, view, mask) -> int:
         legal = np.flatnonzero(mask)
         if len(legal) == 1:
@@ -56,7 +60,7 @@ class GermanPolicyAgent(Agent):
     def policy_action(self, view, mask) -> int:
         v = view.variant
         c = _Compiled.of(v)
-        a = int(choose(view.public_state(), v.spec, self.params, c.work, c.order))
+        a = int(choose(view.public_state(), v.spec, self.params_of(v), c.work, c.order))
         if not (0 <= a < len(mask) and mask[a]):
             raise AssertionError(f"{self.name}: the German policy chose an illegal action "
                                  f"({a}) for seat {view.player}")
@@ -77,41 +81,54 @@ class GermanGreedyAgent(GermanPolicyAgent):
     params = GREEDY
 
 
-@register("rules", variant="crazy",
-          help="German's rules player, legal but Crazy-blind: never swaps, wild-rank cards "
-               "count as ordinary cards (docs/agents.md)")
-@register("rules", variant="german",
+@register("rules", RULES_PARAM_TYPES, variant="crazy",
+          help="melds by the hand's least-deadwood arrangement, takes a table wild back for "
+               "its natural before melding, plays wilds at once (one caught in hand costs "
+               "25), takes only discards that lay off or complete a natural meld, discards "
+               "by value against partners in hand and feeding the next seat")
+@register("rules", RULES_PARAM_TYPES, variant="german",
           help="holds its jokers until it cashes in, takes only discards that lay off or "
                "complete a natural meld, discards by hand value against what a card is worth "
                "keeping and the risk of feeding the next seat")
 class GermanRulesAgent(GermanPolicyAgent):
     """Greedy with judgement: holds its jokers until it cashes in, takes only discards that
     lay off or complete a natural meld, and discards by hand value against what a card is
-    worth keeping and the risk of feeding the next seat (:mod:`agents.german_policy`)."""
+    worth keeping and the risk of feeding the next seat (:mod:`agents.german_policy`).
+    Parameters not given take the defaults of the variant played
+    (:data:`agents.german_policy.RULES_DEFAULTS`)."""
 
     name = "rules"
 
-    def __init__(self, seed=None, keep: float = RULES_DEFAULTS["keep"],
-                 open_value: float = RULES_DEFAULTS["open_value"],
-                 feed_layoff: float = RULES_DEFAULTS["feed_layoff"],
-                 feed_known: float = RULES_DEFAULTS["feed_known"],
-                 danger: int = int(RULES_DEFAULTS["danger"]),
-                 danger_value: float = RULES_DEFAULTS["danger_value"],
-                 cash: int = int(RULES_DEFAULTS["cash"])):
+    def __init__(self, seed=None, *, keep: float | None = None,
+                 open_value: float | None = None, feed_layoff: float | None = None,
+                 feed_known: float | None = None, danger: int | None = None,
+                 danger_value: float | None = None, cash: int | None = None,
+                 arrange: int | None = None, swap_first: int | None = None):
         super().__init__(seed=seed)
-        self.params = rules_params(keep=keep, open_value=open_value, feed_layoff=feed_layoff,
-                                   feed_known=feed_known, danger=danger,
-                                   danger_value=danger_value, cash=cash)
+        given = dict(keep=keep, open_value=open_value, feed_layoff=feed_layoff,
+                     feed_known=feed_known, danger=danger, danger_value=danger_value,
+                     cash=cash, arrange=arrange, swap_first=swap_first)
+        self.overrides = {name: value for name, value in given.items() if value is not None}
+        self._params: dict[str, np.ndarray] = {}
+
+    def params_of(self, variant) -> np.ndarray:
+        hit = self._params.get(variant.name)
+        if hit is None:
+            hit = self._params[variant.name] = rules_params(variant.name, **self.overrides)
+        return hit
 
     def discard_ranking(self, view, mask) -> list[int]:
         """Legal discard actions, the one the rules player prefers first."""
         v = view.variant
-        scores = discard_scores_of(view.public_state(), v.spec, self.params)
+        scores = discard_scores_of(view.public_state(), v.spec, self.params_of(v))
         start = v.layout.discard
         legal = [f for f in np.argsort(-scores, kind="stable") if mask[start + f]]
         return [int(start + f) for f in legal]
 
 
+@register("search", variant="crazy",
+          help="Monte Carlo over taking the top discard and Crazy's rules player's best "
+               "discards, every seat played out by that rules policy")
 @register("search", variant="german",
           help="the same Monte Carlo over taking the top discard and the rules player's best "
                "discards, every seat played out by the rules policy")
@@ -170,7 +187,7 @@ class GermanSearchAgent(MonteCarloSearch, GermanRulesAgent):
         settle_hands(samples, v.spec, view.player, self.settle, int(self.rng.integers(2**31)))
         states = np.repeat(samples, k, axis=0)
         first = np.tile(np.asarray(cands, dtype=np.int64), n)
-        params = np.repeat(self.params[None], v.num_players, axis=0)
+        params = np.repeat(self.params_of(v)[None], v.num_players, axis=0)
         out = np.zeros(n * k, dtype=np.float64)
         play_out(states, v.spec, first, params, c.work, c.order, False,
                  np.zeros(v.num_actions, np.int8), out, view.player)

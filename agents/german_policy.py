@@ -1,5 +1,5 @@
-"""Compiled German Rummy policies (docs/german_rummy.md): the ``greedy`` and ``rules`` players
-of :mod:`agents.german`, and the playouts of its ``search``.
+"""Compiled German and Crazy Rummy policies (docs/german_rummy.md, docs/crazy_rummy.md): the
+``greedy`` and ``rules`` players of :mod:`agents.german`, and the playouts of its ``search``.
 
 One function, :func:`german_action`, plays both; a parameter vector switches the rules
 player's judgement on (:data:`GREEDY`, :func:`rules_params`). It reads only what the player
@@ -14,9 +14,10 @@ step). :func:`play_out` can check every choice against the mask (``verify``); th
 
 Greedy: takes the top discard when it may and the card joins a meld (before opening the
 engine allows the take only for an opening with it); melds the legal meld of largest
-credit, lays off, swaps, all as soon as legal (the first legal layoff and swap by action
-id); discards the highest card in no partial meld (a pair, or two cards next to each other
-in a suit).
+credit (Crazy, where melds earn nothing: the longest), lays off, swaps, all as soon as
+legal (the first legal layoff and swap by action id); discards the highest card in no
+partial meld (a pair, or two cards next to each other in a suit). A card of Crazy's wild
+rank is a joker to both players (``card_face_now``), and neither ever discards one.
 
 Rules, on top: holds its jokers (no joker melds or layoffs, never discards one) until it
 cashes in, when its hand is small or an opponent's is (then a joker lays off where it
@@ -25,7 +26,11 @@ a joker unless an opponent may go out soon; scores each discard as its hand valu
 opening negatively: keep the high cards an opening of 40 needs; weighed up when an
 opponent may go out, GE-9) less what it is worth keeping (partners in hand) less the risk
 of feeding the next seat (a card it could lay off once opened, a card next to one it took
-from the pile).
+from the pile). Options its Crazy defaults switch on (:data:`RULES_DEFAULTS`): ``arrange``
+melds first the melds of the hand's least-deadwood arrangement (the solver's), and
+``swap_first`` takes a table wild back for its natural before melding, so the wild can
+join a meld in the same turn; ``cash`` 99 plays wilds at once (a wild caught in hand
+costs 25, CR-5).
 """
 
 from __future__ import annotations
@@ -37,11 +42,13 @@ from mountain_rummy_env.core.german import (
     apply_action, fill, hand_layers, layoff_offered, legal_mask, meld_offered, opening_reachable,
     swap_offered, top_card,
 )
-from mountain_rummy_env.core.rules import RUN, hand_mask_bits, hand_view, layoff_position
+from mountain_rummy_env.core.rules import (
+    RUN, card_face_now, hand_mask_bits, hand_size_of, hand_view, is_wild, layoff_position,
+)
 from mountain_rummy_env.core.state import (
     EVENT_NONE, LOC_HAND, LOC_STOCK, MELD_EMPTY, MELD_WIDTH, PHASE_DRAW,
 )
-from mountain_rummy_env.solver import make_workspace
+from mountain_rummy_env.solver import OBJ_DEADWOOD, make_workspace, solve_multiset_ws
 
 JOKER_FACE = 52
 NUM_RANKS = 13
@@ -55,36 +62,52 @@ P_FEED_KNOWN = 4    # penalty per card the next seat took from the pile that it 
 P_DANGER = 5        # an opponent holding at most this many cards is about to go out
 P_DANGER_VALUE = 6  # then hand value weighs this much in the discard (GE-9)
 P_CASH = 7          # own hand of at most this many cards: jokers go to the table
-N_PARAMS = 8
+P_ARRANGE = 8       # 1: meld first what the hand's least-deadwood arrangement melds
+P_SWAP_FIRST = 9    # 1: swap table wilds before melding (the wild may join a meld)
+N_PARAMS = 10
 
 GREEDY = np.zeros(N_PARAMS, dtype=np.float64)
 
-# Tuned against greedy at 4 seats on seeds 0-2999 (tournament seeds are others): a high
-# ``keep`` (partners count before value) and a negative ``open_value`` (before opening keep
-# the high cards an opening of 40 needs) each gained about 5 points a hand; the feeding
-# penalties, ``danger`` and ``cash`` moved the result by less than its noise.
-RULES_DEFAULTS = {"keep": 16.0, "open_value": -4.0, "feed_layoff": 12.0, "feed_known": 4.0,
-                  "danger": 3.0, "danger_value": 2.0, "cash": 4.0}
+# The rules player's defaults per variant. German: tuned against greedy at 4 seats on seeds
+# 0-2999 (tournament seeds are others): a high ``keep`` (partners count before value) and a
+# negative ``open_value`` (before opening keep the high cards an opening of 40 needs) each
+# gained about 5 points a hand; the feeding penalties, ``danger`` and ``cash`` moved the
+# result by less than its noise. Crazy: screened against greedy at 4 seats on seeds
+# 0-1799: German's defaults gained +0.1 (+-0.7) points a round; melding by the least-
+# deadwood arrangement (``arrange``) and playing wilds at once (``cash`` 99) +2.0 (+-0.6);
+# a lower ``keep``, a wider ``danger`` and swapping before melding (``swap_first``) each
+# about +0.3 more, within the noise; ``open_value`` does not apply (no opening minimum).
+RULES_DEFAULTS = {
+    "german": {"keep": 16.0, "open_value": -4.0, "feed_layoff": 12.0, "feed_known": 4.0,
+               "danger": 3, "danger_value": 2.0, "cash": 4, "arrange": 0, "swap_first": 0},
+    "crazy": {"keep": 8.0, "open_value": 1.0, "feed_layoff": 12.0, "feed_known": 4.0,
+              "danger": 4, "danger_value": 3.0, "cash": 99, "arrange": 1, "swap_first": 1},
+}
+RULES_PARAM_TYPES = {name: type(value) for name, value in RULES_DEFAULTS["german"].items()}
 _INDEX = {"keep": P_KEEP, "open_value": P_OPEN_VALUE, "feed_layoff": P_FEED_LAYOFF,
           "feed_known": P_FEED_KNOWN, "danger": P_DANGER, "danger_value": P_DANGER_VALUE,
-          "cash": P_CASH}
+          "cash": P_CASH, "arrange": P_ARRANGE, "swap_first": P_SWAP_FIRST}
 
 
-def rules_params(**overrides) -> np.ndarray:
-    """The rules player's parameter vector (:data:`RULES_DEFAULTS`, some overridden)."""
+def rules_params(variant: str = "german", **overrides) -> np.ndarray:
+    """The rules player's parameter vector: ``variant``'s :data:`RULES_DEFAULTS`, some
+    overridden."""
     unknown = set(overrides) - set(_INDEX)
     if unknown:
         raise ValueError(f"unknown rules parameter(s): {', '.join(sorted(unknown))}")
     out = np.zeros(N_PARAMS, dtype=np.float64)
     out[P_RULES] = 1.0
-    for name, value in {**RULES_DEFAULTS, **overrides}.items():
+    for name, value in {**RULES_DEFAULTS[variant], **overrides}.items():
         out[_INDEX[name]] = value
     return out
 
 
 def credit_order(variant) -> np.ndarray:
-    """Template ids by meld credit, largest first (ties by id): the order melds are tried."""
-    return np.argsort(-variant.spec.t_total, kind="stable").astype(np.int64)
+    """Template ids by meld credit, largest first (ties by id): the order melds are tried.
+    Where melds earn nothing (Crazy, D9) the largest meld is the longest."""
+    credit = variant.spec.t_total
+    key = credit if credit.any() else variant.spec.t_len
+    return np.argsort(-key, kind="stable").astype(np.int64)
 
 
 # --------------------------------------------------------------------------------------
@@ -187,9 +210,9 @@ def _joins(s, spec, f, once, nj, counts, naturals_only):
 @njit(cache=True)
 def _draw(s, spec, p, params, ws, counts, nj, opened):
     top = top_card(s)
-    if top < 0:
+    if top < 0 or spec.lone_card_draws and hand_size_of(s, spec, p) == 1:    # CR-4
         return spec.a_draw
-    f = spec.card_face[top]
+    f = card_face_now(s, spec, top)
     once, twice, _ = hand_layers(s, spec, p)
     if not opened:                  # GE-5: the take is legal only for an opening with it
         o, w, j = once, twice, nj
@@ -217,9 +240,33 @@ def _draw(s, spec, p, params, ws, counts, nj, opened):
 
 
 @njit(cache=True)
-def _meld(s, spec, p, order, work, ws, face_card, jokers, nj, joker_pass, natural_pass):
-    """The first legal meld in ``order`` (largest credit first); the joker-free ones first
-    when ``natural_pass``, melds needing jokers only when ``joker_pass``. -1 if none."""
+def _arranged_first(s, spec, p, order, ws):
+    """``order`` with the melds of seat p's least-deadwood arrangement in front (jokers
+    standing only for faces p lacks, so the melds can be made one by one in any order)."""
+    once, twice, nj = hand_layers(s, spec, p)
+    out_tmpl = np.empty(2 * JOKER_FACE, np.int32)
+    out_nat = np.empty(2 * JOKER_FACE, np.int64)
+    ws_i, ws_f, ws_cand, ws_gn, ws_gj, ws_by, ws_h = ws
+    n = solve_multiset_ws(once, twice, nj, spec.t_mask, spec.t_len, spec.t_faces,
+                          spec.t_credit, spec.solver_values, OBJ_DEADWOOD, once, -1,
+                          spec.min_naturals, -1, False, out_tmpl, out_nat,
+                          ws_i, ws_f, ws_cand, ws_gn, ws_gj, ws_by, ws_h)[0]
+    if n <= 0:
+        return order
+    out = np.empty(n + order.shape[0], np.int64)
+    out[:n] = out_tmpl[:n]
+    out[n:] = order
+    return out
+
+
+@njit(cache=True)
+def _meld(s, spec, p, order, work, ws, face_card, jokers, nj, joker_pass, natural_pass,
+          arrange):
+    """The first legal meld in ``order`` (largest credit first; with ``arrange`` the melds
+    of the hand's least-deadwood arrangement before it); the joker-free ones first when
+    ``natural_pass``, melds needing jokers only when ``joker_pass``. -1 if none."""
+    if arrange:
+        order = _arranged_first(s, spec, p, order, ws)
     held = hand_mask_bits(face_card)
     no_face_up = np.zeros(JOKER_FACE, np.int16)
     used = np.empty(MELD_WIDTH, np.int16)
@@ -279,7 +326,7 @@ def _swap(s, spec, p, work, ws, face_card, nj):
             continue
         for k in range(MELD_WIDTH):
             j = s.m_cards[m, k]
-            if j < spec.num_naturals:
+            if j < 0 or not is_wild(s, spec, j):
                 continue
             f = s.shown[j]
             if swap_offered(s, spec, p, m, f, once, twice, nj, face_card, work[1:], ws):
@@ -302,12 +349,12 @@ def discard_scores(s, spec, params, out):
     free = np.zeros(JOKER_FACE + 1, np.int64)
     for c in range(spec.num_cards):
         if s.loc[c] == LOC_HAND + p:
-            counts[spec.card_face[c]] += 1
+            counts[card_face_now(s, spec, c)] += 1
             if s.taken[c] == 0:
-                free[spec.card_face[c]] += 1
+                free[spec.card_face[c]] += 1        # discards are by printed face
     rules = params[P_RULES] > 0
     opened = s.placed_before[p] != 0
-    weight = 1.0 if opened else params[P_OPEN_VALUE]
+    weight = 1.0 if opened or spec.open_min == 0 else params[P_OPEN_VALUE]   # Crazy: no 40
     nq = (p + 1) % spec.num_players
     feeds_layoff = rules and s.placed_before[nq] != 0
     if rules and _danger(s, spec, p, params):
@@ -316,7 +363,7 @@ def discard_scores(s, spec, params, out):
         if free[f] == 0:
             out[f] = -np.inf
             continue
-        if f == JOKER_FACE:
+        if f == JOKER_FACE or s.wild_rank >= 0 and f % NUM_RANKS == s.wild_rank:
             out[f] = -1000.0
             continue
         value = float(spec.hand_value[f])
@@ -330,7 +377,7 @@ def discard_scores(s, spec, params, out):
         if feeds_layoff and _layable(s, spec, f):
             score -= params[P_FEED_LAYOFF]
         for c in range(spec.num_cards):
-            if s.loc[c] == LOC_HAND + nq and s.public[c] != 0:
+            if s.loc[c] == LOC_HAND + nq and s.public[c] != 0 and not is_wild(s, spec, c):
                 score -= params[P_FEED_KNOWN] * _related(f, spec.card_face[c])
         out[f] = score
 
@@ -360,19 +407,24 @@ def german_action(s, spec, params, work, ws, order):
         counts = np.zeros(JOKER_FACE + 1, np.int64)
         for c in range(spec.num_cards):
             if s.loc[c] == LOC_HAND + p:
-                counts[spec.card_face[c]] += 1
+                counts[card_face_now(s, spec, c)] += 1
         return _draw(s, spec, p, params, ws, counts, nj, opened)
     rules = params[P_RULES] > 0
+    arrange = params[P_ARRANGE] > 0
     if s.obligation >= 0 or not opened:
         # the freed joker's meld, an opening under way, or one that may begin (GE-5, GE-6)
-        t = _meld(s, spec, p, order, work, ws, face_card, jokers, nj, True, rules)
+        t = _meld(s, spec, p, order, work, ws, face_card, jokers, nj, True, rules, arrange)
         if t >= 0:
             return spec.a_meld + t
         if s.obligation >= 0 or s.open_total > 0:
             return -1                # cannot happen: the engine keeps such a meld reachable
         return _discard(s, spec, params)
     cash = not rules or size <= params[P_CASH] or _danger(s, spec, p, params)
-    t = _meld(s, spec, p, order, work, ws, face_card, jokers, nj, cash, rules)
+    if params[P_SWAP_FIRST] > 0:
+        a = _swap(s, spec, p, work, ws, face_card, nj)
+        if a >= 0:
+            return a
+    t = _meld(s, spec, p, order, work, ws, face_card, jokers, nj, cash, rules, arrange)
     if t >= 0:
         return spec.a_meld + t
     a = _layoff(s, spec, p, work, face_card, jokers, nj, rules, cash)

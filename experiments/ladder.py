@@ -26,11 +26,10 @@ import numpy as np
 from agents import make_agent
 from experiments.play import play_hand
 from mountain_rummy_env import Game, make_variant
-from mountain_rummy_env.variants.german import german_variant
 
 LADDERS = {                                                  # (weaker, stronger) pairs
     "german": (("random", "greedy"), ("greedy", "rules"), ("rules", "search")),
-    "crazy": (("random", "greedy"), ("greedy", "rules")),
+    "crazy": (("random", "greedy"), ("greedy", "rules"), ("rules", "search")),
     "robbers": (("random", "greedy"),),
 }
 
@@ -81,14 +80,15 @@ def dealt_states(variant, seeds) -> np.ndarray:
     return game.states.copy()
 
 
-def policy_margins(params_a, params_b, seeds, num_players: int = 4) -> np.ndarray:
+def policy_margins(params_a, params_b, seeds, num_players: int = 4,
+                   variant: str = "german") -> np.ndarray:
     """:func:`deal_margins` of two compiled policies (:mod:`agents.german_policy` parameter
     vectors, e.g. ``GREEDY`` and ``rules_params()``) played by the compiled playout loop:
     the same hands as their agents play, without Python in the loop."""
     from agents.german import _Compiled
     from agents.german_policy import play_out
 
-    v = german_variant(num_players=num_players)
+    v = make_variant(variant, num_players=num_players)
     c = _Compiled.of(v)
     dealt = dealt_states(v, seeds)
     out = np.zeros(len(dealt))

@@ -37,9 +37,9 @@ from ..cards import JOKER_FACE, NUM_RANKS
 from ..solver import OBJ_CREDIT, make_workspace, solve_multiset_ws
 from .batch import register_kernels
 from .rules import (
-    apply_layoff, apply_meld, begin_game, card_face_now, deal, draw_stock, hand_mask_bits, hand_view,
-    is_wild, layoff_card, layoff_position, leave_hand, place_on_table, random_below, resolve_meld,
-    shuffle_deck, SET,
+    apply_layoff, apply_meld, begin_game, card_face_now, deal, draw_stock, hand_mask_bits,
+    hand_size_of, hand_view, is_wild, layoff_card, layoff_position, leave_hand, place_on_table,
+    random_below, resolve_meld, shuffle_deck, SET,
 )
 from .spec import Spec
 from .state import (
@@ -389,7 +389,7 @@ def legal_mask(s, spec, mask, scratch):
     top = top_card(s)
     if s.phase == PHASE_DRAW:
         mask[spec.a_draw] = 1      # the stock is never empty at a draw (end_turn sees to it)
-        if top >= 0 and not (spec.lone_card_draws and hand_size(s, spec, p) == 1):   # CR-4
+        if top >= 0 and not (spec.lone_card_draws and hand_size_of(s, spec, p) == 1):   # CR-4
             if is_open or spec.open_min == 0:
                 mask[spec.a_take + top] = 1
             else:                  # GE-5: only for an opening that uses it
@@ -649,15 +649,6 @@ def end_turn(s, spec):
 
 
 @njit(cache=True)
-def hand_size(s, spec, p):
-    n = 0
-    for c in range(spec.num_cards):
-        if s.loc[c] == LOC_HAND + p:
-            n += 1
-    return n
-
-
-@njit(cache=True)
 def apply_swap(s, spec, m, f):
     """GE-6: p's natural of face ``f`` takes the place of meld ``m``'s joker declared ``f``;
     the joker goes to p's hand, as the card p must meld next if ``freed_joker_melds``."""
@@ -710,7 +701,7 @@ def apply_action(s, spec, a):
                 s.discard[s.discard_len] = c
                 s.discard_len += 1
                 break
-        if hand_size(s, spec, p) == 0:               # GE-7: out by discarding the last card
+        if hand_size_of(s, spec, p) == 0:               # GE-7: out by discarding the last card
             return score_hand(s, spec, p)
         return end_turn(s, spec)
     if spec.a_meld <= a < spec.a_meld + spec.num_templates:
@@ -730,7 +721,7 @@ def apply_action(s, spec, a):
         face_card, jokers, nj, no_face_up, _, _, _ = meld_scratch(s, spec, p)
         c = layoff_card(s, spec, m, f, face_card, jokers, nj, no_face_up)
         apply_layoff(s, spec, m, f, c)
-    if hand_size(s, spec, p) == 0:                   # GE-7: out by melding
+    if hand_size_of(s, spec, p) == 0:                   # GE-7: out by melding
         return score_hand(s, spec, p)
     return EVENT_NONE
 

@@ -1,4 +1,5 @@
-"""German Rummy agents (docs/german_rummy.md): ``greedy``, ``rules`` and ``search`` for 2-6 seats.
+"""German and Crazy Rummy agents (docs/agents.md): ``greedy``, ``rules`` and ``search``, German
+at 2-6 seats, Crazy at 3-6 (its rules player with Crazy's defaults).
 
 ``greedy`` and ``rules`` are the compiled policies of :mod:`agents.german_policy` (described
 there), played on the view's public state (``PlayerView.public_state()``: the cards the
@@ -68,8 +69,9 @@ class GermanPolicyAgent(Agent):
 
 
 @register("greedy", variant="crazy",
-          help="German's greedy, legal but Crazy-blind: never swaps, wild-rank cards count "
-               "as ordinary cards (docs/agents.md)")
+          help="takes a discard that joins a meld, places everything as soon as legal "
+               "(longest meld first, a card of the wild rank as a joker), discards its "
+               "highest card in no partial meld, never a wild")
 @register("greedy", variant="german",
           help="takes a discard that joins a meld, places everything as soon as legal "
                "(largest meld first), discards its highest card in no partial meld")

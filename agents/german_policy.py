@@ -43,7 +43,8 @@ from mountain_rummy_env.core.german import (
     swap_offered, top_card,
 )
 from mountain_rummy_env.core.rules import (
-    RUN, card_face_now, hand_mask_bits, hand_size_of, hand_view, is_wild, layoff_position,
+    RUN, card_face_now, face_now, hand_mask_bits, hand_size_of, hand_view, is_wild,
+    layoff_position,
 )
 from mountain_rummy_env.core.state import (
     EVENT_NONE, LOC_HAND, LOC_STOCK, MELD_EMPTY, MELD_WIDTH, PHASE_DRAW,
@@ -363,7 +364,7 @@ def discard_scores(s, spec, params, out):
         if free[f] == 0:
             out[f] = -np.inf
             continue
-        if f == JOKER_FACE or s.wild_rank >= 0 and f % NUM_RANKS == s.wild_rank:
+        if face_now(s, f) == JOKER_FACE:            # a joker or a card of the wild rank
             out[f] = -1000.0
             continue
         value = float(spec.hand_value[f])
@@ -420,7 +421,8 @@ def german_action(s, spec, params, work, ws, order):
             return -1                # cannot happen: the engine keeps such a meld reachable
         return _discard(s, spec, params)
     cash = not rules or size <= params[P_CASH] or _danger(s, spec, p, params)
-    if params[P_SWAP_FIRST] > 0:
+    swap_first = params[P_SWAP_FIRST] > 0
+    if swap_first:
         a = _swap(s, spec, p, work, ws, face_card, nj)
         if a >= 0:
             return a
@@ -430,9 +432,10 @@ def german_action(s, spec, params, work, ws, order):
     a = _layoff(s, spec, p, work, face_card, jokers, nj, rules, cash)
     if a >= 0:
         return a
-    a = _swap(s, spec, p, work, ws, face_card, nj)
-    if a >= 0:
-        return a
+    if not swap_first:               # with swap_first the swaps were looked at above
+        a = _swap(s, spec, p, work, ws, face_card, nj)
+        if a >= 0:
+            return a
     return _discard(s, spec, params)
 
 

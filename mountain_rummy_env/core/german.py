@@ -701,7 +701,7 @@ def apply_action(s, spec, a):
                 s.discard[s.discard_len] = c
                 s.discard_len += 1
                 break
-        if hand_size_of(s, spec, p) == 0:               # GE-7: out by discarding the last card
+        if hand_size_of(s, spec, p) == 0:            # GE-7: out by discarding the last card
             return score_hand(s, spec, p)
         return end_turn(s, spec)
     if spec.a_meld <= a < spec.a_meld + spec.num_templates:
@@ -721,7 +721,7 @@ def apply_action(s, spec, a):
         face_card, jokers, nj, no_face_up, _, _, _ = meld_scratch(s, spec, p)
         c = layoff_card(s, spec, m, f, face_card, jokers, nj, no_face_up)
         apply_layoff(s, spec, m, f, c)
-    if hand_size_of(s, spec, p) == 0:                   # GE-7: out by melding
+    if hand_size_of(s, spec, p) == 0:                # GE-7: out by melding
         return score_hand(s, spec, p)
     return EVENT_NONE
 

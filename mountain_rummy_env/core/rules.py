@@ -203,13 +203,18 @@ def draw_stock(s, p):
 
 
 @njit(cache=True)
-def card_face_now(s, spec, c):
-    """The face card ``c`` plays as in this hand: ``JOKER_FACE`` for a joker or a card of
-    the hand's wild rank (``s.wild_rank``, Crazy Rummy), else its printed face."""
-    f = spec.card_face[c]
+def face_now(s, f):
+    """The face a card printed ``f`` plays as in this hand: ``JOKER_FACE`` for a joker or a
+    card of the hand's wild rank (``s.wild_rank``, Crazy Rummy), else ``f``."""
     if s.wild_rank >= 0 and f < JOKER_FACE and f % NUM_RANKS == s.wild_rank:
         return JOKER_FACE
     return f
+
+
+@njit(cache=True)
+def card_face_now(s, spec, c):
+    """The face card ``c`` plays as in this hand (:func:`face_now` of its printed face)."""
+    return face_now(s, spec.card_face[c])
 
 
 @njit(cache=True)

@@ -303,7 +303,8 @@ def test_an_unfinished_game_is_saved_when_its_table_closes(tmp_path, monkeypatch
     (["--seat", "2"], "--seat 2 is not a seat of mountain with 2 seats"),
     (["--agents", "human"], "'human' is not an agent here"),
     (["--hint", "nope"], "--hint: unknown agent 'nope'"),
-    (["--variant", "crazy"], "--agents: agent spec 'search:budget=200'"),
+    (["--variant", "crazy", "--agents", "simple_gin"],
+     "--agents: agent spec 'simple_gin': agent 'simple_gin' has no strategy for variant 'crazy'"),
     (["--host", "nowhere.invalid"], "cannot listen on nowhere.invalid"),
 ])
 def test_serve_refuses_bad_arguments_in_one_line(tmp_path, args, message, capsys):

@@ -186,7 +186,9 @@ def test_the_check_catches_a_drawing_of_every_card(tmp_path, monkeypatch):
 
 
 def test_bad_requests_get_a_4xx_and_change_nothing(tmp_path):
-    app = app_for(tmp_path, hint="rules")
+    # a fixed deal whose first decision for the person is a draw: with a random one, about
+    # 1 in 300 (seed 7) opens with the person answering a knock, where "draw stock" is not legal
+    app = app_for(tmp_path, hint="rules", seed=0)
     bare = app_for(tmp_path)
 
     async def run():

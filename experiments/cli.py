@@ -91,6 +91,16 @@ def _options(text):
     return value
 
 
+def _ray_argument(parser) -> None:
+    """``--ray [ADDRESS]``: play on Ray (experiments.ray_runner, docs/scaling.md)."""
+    parser.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                        help="play on Ray instead of local processes: alone, a Ray instance "
+                             "on this machine with --workers CPUs; 'auto' the cluster this "
+                             "machine joined; HOST:PORT or ray://HOST:PORT a cluster's head "
+                             "(docs/scaling.md). Same rows as a local run; needs "
+                             "pip install -e \".[ray]\"")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from experiments.tournament import DEFAULT_AGENTS, ROTATIONS, SCHEDULES
     from mountain_rummy_env.registry import DEFAULT_VARIANT, VARIANTS
@@ -158,6 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="deals for pairs (tables) with a search agent; 0 = same as --deals "
                         "(default: 8)")
     t.add_argument("--workers", type=_positive, default=2, help="worker processes (default: 2)")
+    _ray_argument(t)
     t.add_argument("--out", default=None,
                    help="output folder (default: runs/tournament/VARIANT[-Nseats]-SCHEDULE-HASH, "
                         "where HASH names the variant, rules options, agents, schedule, seed "
@@ -318,6 +329,7 @@ def cmd_tournament(args) -> int:
     from experiments.tournament import (
         MAX_ALL_ORDERS_SEATS, RunFolderError, TournamentConfig, check_out_dir, report_run,
         run_tournament)
+    from experiments.ray_runner import RayRunError
 
     options, variant = _seated_variant(args.variant, dict(args.options), args.players)
     seats = variant.num_players
@@ -335,13 +347,13 @@ def cmd_tournament(args) -> int:
                            workers=args.workers, variant=args.variant, variant_options=options,
                            schedule=args.schedule, rotations=args.rotations,
                            move_limit=args.move_limit, hand_limit=args.hand_limit,
-                           time_per_move=args.time_per_move)
+                           time_per_move=args.time_per_move, ray=args.ray)
     out = args.out or cfg.default_out()
     try:
         check_out_dir(cfg, out, resume=args.resume)
         print(f"tournament into {out} (its manifest.json states the settings)", flush=True)
         rows = run_tournament(cfg, out, resume=args.resume, progress=not args.no_progress)
-    except RunFolderError as err:
+    except (RunFolderError, RayRunError) as err:
         raise SystemExit(f"error: {err}")
     paths = report_run(rows, out)
     print(paths["report"].read_text())
@@ -612,6 +624,7 @@ def add_luck_skill_parser(sub) -> None:
     ls.add_argument("--boot", type=_positive, default=300, help="bootstrap replicates (default: 300)")
     ls.add_argument("--seed", type=_nonneg, default=0, help="first deal seed (default: 0)")
     ls.add_argument("--workers", type=_positive, default=2, help="worker processes (default: 2)")
+    _ray_argument(ls)
     ls.add_argument("--out", default="runs/luck_skill",
                     help="folder for results.jsonl per variant (default: %(default)s)")
     ls.add_argument("--report", default="runs/luck_skill/report.md",
@@ -631,6 +644,7 @@ def cmd_luck_skill(args) -> int:
     from agents import AgentSpecError
     from experiments.luck_skill import LuckSkillConfig, run_study
     from experiments.luck_skill.runner import _make
+    from experiments.ray_runner import RayRunError
 
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
     if not variants:
@@ -638,7 +652,7 @@ def cmd_luck_skill(args) -> int:
     if len(set(args.ladder)) != len(args.ladder) or len(args.ladder) < 2:
         raise SystemExit("error: --ladder needs at least two different agent specs")
     kw = {"variants": variants, "ladder": list(args.ladder), "seed": args.seed,
-          "workers": args.workers, "clair_budget": args.clair_budget}
+          "workers": args.workers, "clair_budget": args.clair_budget, "ray": args.ray}
     for name in ("deals", "search_deals", "self_deals", "games", "job_timeout"):
         if getattr(args, name) is not None:
             kw[name] = getattr(args, name)
@@ -659,15 +673,19 @@ def cmd_luck_skill(args) -> int:
         parts += ["--self-agents", *args.self_agents]
     parts += ["--boot", str(args.boot), "--seed", str(args.seed), "--workers", str(args.workers),
               "--out", args.out, "--report", args.report]
+    parts += ["--ray", args.ray] if args.ray is not None else []
     parts += ["--data-dir", args.data_dir] if args.data_dir else []
     parts += ["--report-only"] if args.report_only else []
     command = "mountain-rummy " + shlex.join(parts)
     if args.report_only:  # the data came from the same command without --report-only
         command = ("# data: " + command.replace(" --report-only", "") +
                    "\n# report: " + command)
-    result = run_study(cfg, args.out, report=args.report, data_dir=args.data_dir,
-                       command=command, resume=args.resume, progress=not args.no_progress,
-                       n_boot=args.boot, play=not args.report_only)
+    try:
+        result = run_study(cfg, args.out, report=args.report, data_dir=args.data_dir,
+                           command=command, resume=args.resume, progress=not args.no_progress,
+                           n_boot=args.boot, play=not args.report_only)
+    except RayRunError as err:
+        raise SystemExit(f"error: {err}")
     for v, why in result["missing"].items():
         print(f"{v}: not available ({why})")
     print(f"written: {', '.join(str(p) for p in result['paths'].values())}")

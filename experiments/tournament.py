@@ -33,6 +33,9 @@ stand-in plays its seat's moves from there, so the hand ends on the same cards a
 deal stays a paired comparison; the row records who forfeited, when and why.
 ``time_per_move`` asks every agent that can size its effort by time (search agents, and
 programs, which are told) to spend that long on each decision.
+
+Deals play in ``workers`` local processes, or with ``ray`` set on a Ray cluster
+(:mod:`experiments.ray_runner`): the same rows either way.
 """
 
 from __future__ import annotations
@@ -145,6 +148,7 @@ class TournamentConfig:
     move_limit: float | None = None      # seconds per decision, else the agent forfeits
     hand_limit: float | None = None      # seconds per seat's decisions in a hand
     time_per_move: float | None = None   # asked of the agents that can spend a time budget
+    ray: str | None = None               # play on Ray at this address (experiments.ray_runner)
 
     def __post_init__(self):
         if self.schedule not in SCHEDULES:
@@ -230,6 +234,8 @@ class TournamentConfig:
         parts += ["--agents", *self.agents, "--deals", str(self.deals),
                   "--search-deals", str(self.slow_deals or 0), "--seed", str(self.seed),
                   "--workers", str(self.workers), "--out", str(out_dir)]
+        if self.ray is not None:
+            parts += ["--ray", self.ray]
         for name in ("move_limit", "hand_limit", "time_per_move"):
             if getattr(self, name) is not None:
                 parts += ["--" + name.replace("_", "-"), f"{getattr(self, name):g}"]
@@ -558,7 +564,11 @@ def run_tournament(cfg: TournamentConfig, out_dir=None, *, resume: bool = True,
     cfg_dict = asdict(cfg)
     args = [(cfg_dict, table, deal) for table, deal in todo]
     with result_sink(path, len(todo), desc="deals", unit="deal", progress=progress) as sink:
-        if cfg.workers <= 1 or len(args) <= 1:
+        if cfg.ray is not None:
+            from .ray_runner import run_on_ray
+
+            run_on_ray(_play_job, args, sink, address=cfg.ray, num_cpus=cfg.workers, desc="deals")
+        elif cfg.workers <= 1 or len(args) <= 1:
             for job in args:
                 sink(_play_job(job))
         else:
@@ -1187,8 +1197,10 @@ def write_table_report(tables: list[TableStats], skills: list[SkillStats],
 def report_run(rows, out_dir, *, n_boot: int = 2000, skill_boot: int = 200, seed: int = 0) -> dict:
     """Summarise ``rows`` of the run in ``out_dir`` and write its report files, for any seat
     count (the manifest says which), the decision times and forfeits (``times.csv``)
-    included; returns the paths."""
+    included; returns the paths. Rows are put in one canonical order first, so the
+    bootstrap intervals do not depend on the order in which workers finished them."""
     out = Path(out_dir)
+    rows = sorted(rows, key=row_key)
     manifest = _run_manifest(out)
     agents = manifest["settings"]["agents"]
     stats = agent_summary(rows, agents, n_boot=n_boot, seed=seed)

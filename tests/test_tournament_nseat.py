@@ -245,6 +245,17 @@ def test_an_n_seat_run_resumes_and_extends(tmp_path):
     assert paths["tables"].read_text().startswith("table,deals,agent,seats,points,")
 
 
+def test_the_report_does_not_depend_on_the_order_rows_arrived_in(tmp_path):
+    """Workers (local or Ray) finish deals in any order; the bootstrap intervals must not
+    follow it (they did: resampling deals in arrival order)."""
+    cfg = _german(4, agents=["random", "greedy"] * 2, deals=4, seed=123)
+    rows = run_tournament(cfg, tmp_path, progress=False)
+    paths = report_run(rows, tmp_path, n_boot=200, skill_boot=20)
+    tables = {name: paths[name].read_text() for name in ("agents", "tables", "ratings")}
+    report_run(rows[::-1], tmp_path, n_boot=200, skill_boot=20)
+    assert tables == {name: paths[name].read_text() for name in tables}
+
+
 def test_default_folders_name_the_seats_and_keep_two_seat_names():
     assert _german().default_out().name.startswith("german-3seats-round-robin-")
     assert _german(2, agents=["random", "lowest"]).default_out().name.startswith(

@@ -1,5 +1,6 @@
 """Data collection for the luck/skill study: duplicate deals, self-play and full games,
-in parallel, resumable (one JSON line per finished job in ``results.jsonl``).
+in parallel (local processes, or Ray with ``ray`` set: :mod:`experiments.ray_runner`),
+resumable (one JSON line per finished job in ``results.jsonl``).
 
 Job kinds (``kind`` field of a row):
 
@@ -43,6 +44,7 @@ class LuckSkillConfig:
     seed: int = 0
     workers: int = 2
     job_timeout: float = 600.0        # seconds; a job past it is killed and recorded as failed
+    ray: str | None = None            # play on Ray at this address (experiments.ray_runner)
     variant_options: dict = field(default_factory=dict)   # {variant: {option: value}}
 
     @classmethod
@@ -215,6 +217,14 @@ def _child(conn, a):
         conn.close()
 
 
+def run_job_recorded(a) -> dict:
+    """:func:`run_job`, a job that raises recorded as a failed row (as :func:`run_jobs` does)."""
+    try:
+        return run_job(a)
+    except Exception as err:  # noqa: BLE001 - recorded in the row, the study goes on
+        return _failed_row(a, f"{type(err).__name__}: {err}")
+
+
 def _failed_row(a, why: str) -> dict:
     variant, options, base_seed, (kind, x, y, deal) = a
     return {"kind": kind, "variant": variant, "options": options, "a": x, "b": y,
@@ -315,7 +325,13 @@ def collect(cfg: LuckSkillConfig, variant: str, agents: list[str], out_dir, *,
     args = [(variant, options, cfg.seed, j) for j in todo]
     with result_sink(path, len(todo), desc=f"{variant} jobs", unit="job",
                      progress=progress) as sink:
-        run_jobs(args, sink, workers=cfg.workers, timeout=cfg.job_timeout)
+        if cfg.ray is not None:
+            from experiments.ray_runner import run_on_ray
+
+            run_on_ray(run_job_recorded, args, sink, address=cfg.ray, num_cpus=cfg.workers,
+                       timeout=cfg.job_timeout, timeout_row=_failed_row)
+        else:
+            run_jobs(args, sink, workers=cfg.workers, timeout=cfg.job_timeout)
     wanted = {_key(j, variant, options, cfg.seed) for j in jobs}
     seen = set()
     rows = []

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import socket
 import time
 from pathlib import Path
@@ -40,6 +41,7 @@ LOCAL = "local"
 ROOT = Path(__file__).resolve().parent.parent
 CODE_PACKAGES = ("mountain_rummy_env", "agents", "experiments")
 RAY_EXTRA = 'pip install -e ".[ray]"'
+TOKEN_FILE = Path.home() / ".ray" / "auth_token"
 
 
 class RayRunError(RuntimeError):
@@ -86,20 +88,33 @@ def _check_reachable(address: str, wait: float = 5.0) -> None:
 def connect(address: str | None = LOCAL, *, num_cpus: int | None = None):
     """Connect this process to Ray (see the module docstring for ``address``) unless it is
     connected already; returns the ``ray`` module."""
+    address = address or LOCAL
+    if address not in (LOCAL, "auto"):
+        _check_reachable(address)
+    if address != LOCAL:
+        _use_token_if_present()          # before Ray is imported: it reads the mode then
     ray = _import_ray()
     if ray.is_initialized():
         return ray
-    address = address or LOCAL
     kwargs = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False}
     if address == LOCAL:
         kwargs["num_cpus"] = num_cpus
-    elif address != "auto":
-        _check_reachable(address)
     try:
         ray.init(address=address, **kwargs)
     except (ConnectionError, RuntimeError, ValueError) as err:
-        raise RayRunError(f"cannot connect to Ray at {address!r}: {err}") from None
+        raise RayRunError(f"cannot connect to Ray at {address!r}: {_first_line(err)}. A "
+                          "cluster with token authentication needs its token here, in "
+                          f"{TOKEN_FILE} or RAY_AUTH_TOKEN (docs/scaling.md)") from None
     return ray
+
+
+def _use_token_if_present() -> None:
+    """Send the cluster token when one is here, as ``ray start`` does for its node: Ray
+    enables token authentication on a cluster whose head has a token, and a driver that
+    connects by address sends it only with ``RAY_AUTH_MODE=token``."""
+    if "RAY_AUTH_MODE" not in os.environ and (TOKEN_FILE.exists()
+                                               or os.environ.get("RAY_AUTH_TOKEN")):
+        os.environ["RAY_AUTH_MODE"] = "token"
 
 
 def _play_chunk(fn, jobs):

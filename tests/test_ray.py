@@ -203,3 +203,13 @@ def test_nothing_imports_ray_without_the_flag(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                           text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_chunks_and_the_study_projection_arithmetic():
+    from benchmarks.scaling import projection_table
+
+    assert ray_runner.auto_chunk_size(10, 2) == 1
+    assert ray_runner.auto_chunk_size(400, 2) == 16 and ray_runner.auto_chunk_size(80, 2) == 10
+    assert [len(c) for c in ray_runner.chunks_of(list(range(7)), 3)] == [3, 3, 1]
+    table = projection_table(7200.0, 72000.0, cores=2, efficiency=0.5).splitlines()
+    assert "| 1 | 2 | 2.0 | 20 |" in table and "| 2 | 4 | 1.0 | 10 |" in table

@@ -76,7 +76,8 @@ def _draw_position(pile: list[int], mover: int, hands: dict) -> list[int]:
     return hist
 
 
-def _discard_position(pile: list[int], mover: int, hand11: list[int], other: list[int]) -> list[int]:
+def _discard_position(pile: list[int], mover: int, hand11: list[int],
+                      other: list[int]) -> list[int]:
     """History to the discard step of ``mover`` holding ``hand11`` over discard pile ``pile``."""
     drawn = max(hand11)
     rest = [c for c in hand11 if c != drawn]
@@ -112,8 +113,8 @@ def rebuild_history(view, mask, fillers=None) -> tuple[list[int], list[int]]:
     other = known + list(fillers)[:hidden]          # the opponent's hand in the history
     lay = [OS_MELD + mid for mid, _ in melds[me]]
     if step == OFFER:
-        hist = (_os_hands(me, hand, other) + pile + [OS_PASS] * (me + 2 * int(mask[VARIANT.layout.draw])))
-        return hist, []
+        passes = me + 2 * int(mask[VARIANT.layout.draw])      # both passed: draw stock
+        return _os_hands(me, hand, other) + pile + [OS_PASS] * passes, []
     if step in (DRAW, WALL):
         return _draw_position(pile, me, {me: hand, opp: other}), []
     if step in (DISCARD, KNOCK_ONLY):
@@ -182,14 +183,16 @@ class OpenSpielSimpleAgent(Agent):
                 game.get_parameters(), p) for p in (0, 1)])
         return self._games[key]
 
+    def check_options(self, variant) -> None:
+        if variant.name != "gin" or not variant.config.openspiel_compatible:
+            raise ValueError("openspiel_simple plays Gin with openspiel_compatible=true only "
+                             "(tournament: --options '{\"openspiel_compatible\": true}')")
+
     def rebuild(self, view, mask):
         """``(state, bot)``: the rebuilt OpenSpiel state of ``view`` and this seat's bot, its
         plan since a knock replayed (see the module docstring)."""
-        config = view.variant.config
-        if view.variant.name != "gin" or not config.openspiel_compatible:
-            raise ValueError("openspiel_simple plays Gin with openspiel_compatible=true only "
-                             "(tournament: --options '{\"openspiel_compatible\": true}')")
-        game, bots = self._game(config)
+        self.check_options(view.variant)
+        game, bots = self._game(view.variant.config)
         bot = bots[os_seat(view.player, view.dealer)]
         state, hist, replay = rebuild_state(game, view, mask)
         bot.restart()

@@ -38,13 +38,13 @@ from mountain_rummy_env.core.gin import (
     DEF_MELD, DISCARD, DRAW, KNOCK_MELD, KNOCK_ONLY, LAYOFF, OFFER, WALL,
 )
 from mountain_rummy_env.openspiel_gin import (
-    OS_DRAW_STOCK, OS_DRAW_UP, OS_KNOCK, OS_MELD, OS_PASS, OUR_TO_OS_CARD, PEERS_HINT, VARIANT,
+    OS_DRAW_STOCK, OS_DRAW_UP, OS_KNOCK, OS_MELD, OS_PASS, OUR_TO_OS_CARD, VARIANT,
     os_meld_id, os_seat, our_to_os, pyspiel_module,
 )
 
 from .base import Agent, AgentSpecError, register
 
-__all__ = ["OpenSpielSimpleAgent", "rebuild_history"]
+__all__ = ["OpenSpielSimpleAgent", "rebuild_history", "rebuild_state"]
 
 MAX_FILLER_TRIES = 500
 

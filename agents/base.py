@@ -52,6 +52,11 @@ class Agent:
         """Raise :class:`AgentSpecError` if this agent cannot play the variant named
         ``variant`` (default: it plays them all); :func:`make_agent` asks before play."""
 
+    def check_options(self, variant) -> None:
+        """Raise ``ValueError`` if this agent cannot play ``variant`` (a
+        :class:`~mountain_rummy_env.variant.Variant`, its options included; default: it can);
+        ``mountain-rummy tournament`` asks before play."""
+
     def action_probabilities(self, view, mask: np.ndarray) -> np.ndarray:
         """Probability of each action id (default: all mass on :meth:`act`'s choice)."""
         probs = np.zeros(len(mask), dtype=np.float64)
@@ -438,8 +443,8 @@ def _from_factory(factory, target: str, raw: dict, seed, kwargs) -> Agent:
 class PluggedAgent(Agent):
     """An agent object of another package that is not an :class:`Agent`: it needs only
     ``act(view, mask) -> action id``; ``reset()``, ``check_variant(variant)``,
-    ``action_probabilities(view, mask)`` and ``use_time_per_move(seconds)`` are used when
-    it has them."""
+    ``check_options(variant)``, ``action_probabilities(view, mask)`` and
+    ``use_time_per_move(seconds)`` are used when it has them."""
 
     def __init__(self, inner):
         super().__init__()
@@ -456,6 +461,10 @@ class PluggedAgent(Agent):
         if callable(getattr(self.inner, "check_variant", None)):
             self.inner.check_variant(variant)
 
+    def check_options(self, variant) -> None:
+        if callable(getattr(self.inner, "check_options", None)):
+            self.inner.check_options(variant)
+
     def action_probabilities(self, view, mask) -> np.ndarray:
         if callable(getattr(self.inner, "action_probabilities", None)):
             return np.asarray(self.inner.action_probabilities(view, mask), dtype=np.float64)
@@ -469,6 +478,6 @@ class PluggedAgent(Agent):
 def _load_builtins() -> None:
     import importlib
 
-    for mod in ("random_agent", "greedy", "rules", "gin", "simple_gin", "search", "german",
-                "robbers", "human"):
+    for mod in ("random_agent", "greedy", "rules", "gin", "simple_gin", "openspiel_bot", "search",
+                "german", "robbers", "human"):
         importlib.import_module(f"{__package__}.{mod}")  # each registers its agents

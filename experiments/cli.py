@@ -339,8 +339,8 @@ def cmd_tournament(args) -> int:
     _check_table_agents(list(args.agents), seats, args.variant)
     for spec in dict.fromkeys(args.agents):
         try:
-            make_agent(spec, variant=args.variant)
-        except AgentSpecError as err:
+            make_agent(spec, variant=args.variant).check_options(variant)
+        except ValueError as err:                 # AgentSpecError too
             raise SystemExit(f"error: {err}")
     cfg = TournamentConfig(agents=list(args.agents), deals=args.deals,
                            slow_deals=args.search_deals or None, seed=args.seed,

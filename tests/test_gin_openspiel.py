@@ -29,56 +29,11 @@ else:
 
 from mountain_rummy_env import Game  # noqa: E402
 from mountain_rummy_env.core import gin as K  # noqa: E402
-from mountain_rummy_env.variants.gin import gin_variant  # noqa: E402
+from mountain_rummy_env.openspiel_gin import (  # noqa: E402
+    OS_DRAW_STOCK, OS_DRAW_UP, OS_KNOCK, OS_PASS, RANKS, VARIANT, os_to_our_card, our_to_os,
+)
 
-VARIANT = gin_variant(openspiel_compatible=True)
-LAY = VARIANT.layout
 OS_GAME = pyspiel.load_game("gin_rummy")
-OS_DRAW_UP, OS_DRAW_STOCK, OS_PASS, OS_KNOCK, OS_MELD = 52, 53, 54, 55, 56
-OUR_SUIT = {"s": 3, "c": 0, "d": 1, "h": 2}   # OpenSpiel suits s c d h -> ours C D H S
-RANKS = "A23456789TJQK"
-
-
-def os_to_our_card(c: int) -> int:
-    return OUR_SUIT["scdh"[c // 13]] * 13 + c % 13
-
-
-OUR_TO_OS_CARD = {os_to_our_card(c): c for c in range(52)}
-
-
-def _os_meld_table() -> dict[int, int]:
-    """OpenSpiel meld id -> our template id (its 185 melds: sets, runs of 3..5)."""
-    state = OS_GAME.new_initial_state()
-    out = {}
-    for mid in range(185):
-        text = state.action_to_string(0, OS_MELD + mid).split("Action: ")[1]
-        cards = [text[i:i + 2] for i in range(0, len(text), 2)]
-        faces = [OUR_SUIT[c[1]] * 13 + RANKS.index(c[0]) for c in cards]
-        t = VARIANT.table.find(faces)
-        assert t >= 0, text
-        out[t] = mid
-    return out
-
-
-OUR_TEMPLATE_TO_OS_MELD = _os_meld_table()
-
-
-def our_to_os(action: int, step: int, pending_knock: bool) -> int:
-    """The OpenSpiel action id for our action in our step (a knock ``knock c`` is OpenSpiel's
-    ``Knock`` then, in its knock phase, discard ``c``)."""
-    family = VARIANT.action_family(action)
-    if family == "draw":
-        return OS_DRAW_STOCK
-    if family == "take":
-        return OS_KNOCK if step == K.WALL else OS_DRAW_UP
-    if family == "pass":
-        return OS_PASS
-    if family == "meld":
-        return OS_MELD + OUR_TEMPLATE_TO_OS_MELD[action - LAY.meld]
-    card = OUR_TO_OS_CARD[action - getattr(LAY, family)]
-    if family == "knock" and step == K.DISCARD and not pending_knock:
-        return OS_KNOCK
-    return card
 
 
 # --------------------------------------------------------------------------------------

@@ -253,7 +253,10 @@ def connect(args) -> bool:
     if ray.is_initialized():
         return False
     if args.address is None:
-        ray.init(num_cpus=args.num_cpus, include_dashboard=False, logging_level=logging.ERROR)
+        # "local": a new Ray of our own; without an address ray.init() would join any cluster
+        # `ray start` left running on this machine
+        ray.init(address="local", num_cpus=args.num_cpus, include_dashboard=False,
+                 logging_level=logging.ERROR)
         return True
     if args.address != "auto":
         host, _, port = args.address.removeprefix("ray://").rpartition(":")

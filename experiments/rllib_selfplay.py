@@ -131,8 +131,11 @@ def build_config(args) -> PPOConfig:
         PPOConfig()  # the new API stack (RLModule, Learner, EnvRunner) is the default
         # RLlib's env pre-check steps a random (so illegal) action: the strict env would raise
         .environment(ENV_NAME, env_config=env_config(args), disable_env_checking=True)
+        # short fragments: RLlib 2.60's sampler revisits every finished episode of the current
+        # `sample()` call at each step (measured here: 280 env steps/s sampling 4000 steps
+        # in one call, 440 in 200-step calls)
         .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=1,
-                     rollout_fragment_length="auto")
+                     rollout_fragment_length=args.rollout_fragment_length)
         .multi_agent(
             policies={MODULE_ID},
             # self-play: both seats play (and train) the same module
@@ -292,6 +295,8 @@ def parse_args(argv=None):
                    help="remote sampling workers (0: sample in the driver process)")
     g = p.add_argument_group("PPO")
     g.add_argument("--train-batch-size", type=int, default=4000, help="env steps per iteration")
+    g.add_argument("--rollout-fragment-length", type=int, default=200,
+                   help="env steps an env runner samples per call")
     g.add_argument("--minibatch-size", type=int, default=500)
     g.add_argument("--num-epochs", type=int, default=4)
     g.add_argument("--lr", type=float, default=3e-4)

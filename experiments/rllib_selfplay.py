@@ -34,7 +34,7 @@ commands, the cluster set-up and measured numbers.
 
     python -m experiments.rllib_selfplay --iterations 20 --out runs/rllib/mountain
     python -m experiments.rllib_selfplay --iterations 40 --out runs/rllib/mountain --resume
-    python -m experiments.rllib_selfplay --address auto --num-env-runners 8 --out /shared/run
+    python -m experiments.rllib_selfplay --address auto --num-env-runners 8 --out runs/rllib/cluster
 """
 
 from __future__ import annotations
@@ -125,6 +125,15 @@ def env_config(args) -> dict:
             "reward_scale": args.reward_scale if args.reward == "margin" else 1.0}
 
 
+def fragment_length(args) -> int:
+    """``--rollout-fragment-length``, or about 200 steps dividing each runner's share of the
+    batch evenly (RLlib refuses fragments that miss the batch size by more than 10%)."""
+    if args.rollout_fragment_length:
+        return args.rollout_fragment_length
+    share = args.train_batch_size / max(1, args.num_env_runners)
+    return int(np.ceil(share / max(1, round(share / 200))))
+
+
 def build_config(args) -> PPOConfig:
     register_env(ENV_NAME, lambda cfg: RummyMultiAgentEnv(cfg))
     return (
@@ -135,7 +144,7 @@ def build_config(args) -> PPOConfig:
         # `sample()` call at each step (measured here: 280 env steps/s sampling 4000 steps
         # in one call, 440 in 200-step calls)
         .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=1,
-                     rollout_fragment_length=args.rollout_fragment_length)
+                     rollout_fragment_length=fragment_length(args))
         .multi_agent(
             policies={MODULE_ID},
             # self-play: both seats play (and train) the same module
@@ -295,8 +304,8 @@ def parse_args(argv=None):
                    help="remote sampling workers (0: sample in the driver process)")
     g = p.add_argument_group("PPO")
     g.add_argument("--train-batch-size", type=int, default=4000, help="env steps per iteration")
-    g.add_argument("--rollout-fragment-length", type=int, default=200,
-                   help="env steps an env runner samples per call")
+    g.add_argument("--rollout-fragment-length", type=int, default=0,
+                   help="env steps an env runner samples per call (0: about 200, fitting the batch)")
     g.add_argument("--minibatch-size", type=int, default=500)
     g.add_argument("--num-epochs", type=int, default=4)
     g.add_argument("--lr", type=float, default=3e-4)
@@ -313,6 +322,8 @@ def parse_args(argv=None):
     args = p.parse_args(argv)
     if args.iterations < 1 or args.checkpoint_every < 1 or args.num_env_runners < 0:
         p.error("--iterations and --checkpoint-every must be >= 1, --num-env-runners >= 0")
+    if not all(h.strip().isdigit() and int(h) > 0 for h in args.hidden.split(",")):
+        p.error(f"--hidden takes layer sizes such as 256,256; got {args.hidden!r}")
     return args
 
 

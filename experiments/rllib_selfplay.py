@@ -42,6 +42,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import socket
 import sys
 import time
@@ -280,8 +281,12 @@ def connect(args) -> bool:
     try:
         ray.init(address=args.address, logging_level=logging.ERROR)
     except Exception as err:  # ConnectionError, RuntimeError, ...: one line for all
+        hint = ("" if os.environ.get("RAY_AUTH_MODE") else
+                " (a cluster with token authentication, Ray's default since 2.59 for one that "
+                "`ray start` began where ~/.ray/auth_token exists, needs RAY_AUTH_MODE=token "
+                "and its token here too)")
         raise SystemExit(f"rllib_selfplay: cannot join the Ray cluster at {args.address!r}: "
-                         f"{str(err).splitlines()[0] if str(err) else type(err).__name__}")
+                         f"{str(err).splitlines()[0] if str(err) else type(err).__name__}{hint}")
     return True
 
 

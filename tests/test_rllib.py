@@ -152,3 +152,12 @@ def test_training_stops_on_an_illegal_move(local_ray, tmp_path, monkeypatch):
         chain.append(type(e).__name__)
         e = e.__cause__ or e.__context__
     assert "IllegalActionError" in chain
+
+
+def test_the_package_never_imports_ray():
+    code = ("import sys, mountain_rummy_env, agents, experiments.cli, experiments.train_ppo; "
+            "from mountain_rummy_env import mountain_rummy_v0, gin_rummy_v0; "
+            "print(sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.')))")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().splitlines()[-1] == "[]"

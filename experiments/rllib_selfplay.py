@@ -188,7 +188,7 @@ def evaluate(module, args) -> dict:
     for deal in range(args.eval_deals):
         for seat in (0, 1):
             me = env.possible_agents[seat]
-            opponent = make_agent(args.eval_opponent, seed=[args.seed, deal, seat])
+            opponent = make_agent(args.eval_opponent, seed=[args.seed, deal, seat], variant=args.variant)
             env.reset(seed=10_000 + deal)
             total = 0.0
             for agent in env.agent_iter():
@@ -334,6 +334,12 @@ def parse_args(argv=None):
 
 def main(argv=None) -> dict:
     args = parse_args(argv)
+    if args.eval_deals > 0:  # an opponent that cannot play is an error now, not after training
+        from agents import AgentSpecError, make_agent
+        try:
+            make_agent(args.eval_opponent, seed=0, variant=args.variant)
+        except AgentSpecError as err:
+            raise SystemExit(f"rllib_selfplay: --eval-opponent: {err}")
     out = Path(args.out)
     saved = checkpoints(out)
     if args.resume and not saved:

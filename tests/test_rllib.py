@@ -116,6 +116,9 @@ def test_refuses_an_existing_run_or_a_missing_checkpoint(tmp_path):
         R.main(["--out", str(tmp_path)])
     with pytest.raises(SystemExit, match="no checkpoint"):
         R.main(["--out", str(tmp_path / "empty"), "--resume"])
+    with pytest.raises(SystemExit, match="--eval-opponent: unknown agent 'nobody'"):
+        R.main(["--out", str(tmp_path / "new"), "--eval-opponent", "nobody"])
+    assert not (tmp_path / "new").exists()
 
 
 def test_corrupt_checkpoint_is_a_clear_error(local_ray, tmp_path):

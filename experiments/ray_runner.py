@@ -33,6 +33,7 @@ import functools
 import hashlib
 import os
 import socket
+import sys
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -92,7 +93,7 @@ def connect(address: str | None = LOCAL, *, num_cpus: int | None = None):
     if address not in (LOCAL, "auto"):
         _check_reachable(address)
     if address != LOCAL:
-        _use_token_if_present()          # before Ray is imported: it reads the mode then
+        _use_token_if_present()
     ray = _import_ray()
     if ray.is_initialized():
         return ray
@@ -115,6 +116,10 @@ def _use_token_if_present() -> None:
     if "RAY_AUTH_MODE" not in os.environ and (TOKEN_FILE.exists()
                                                or os.environ.get("RAY_AUTH_TOKEN")):
         os.environ["RAY_AUTH_MODE"] = "token"
+        if "ray" in sys.modules:         # Ray read its settings on import: have it read again
+            from ray._raylet import Config
+
+            Config.initialize("")
 
 
 def _play_chunk(fn, jobs):

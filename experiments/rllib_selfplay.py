@@ -1,6 +1,6 @@
 """Self-play PPO for Mountain Rummy (or Gin) with Ray RLlib's new API stack, one readable file.
 
-Needs Ray RLlib (``pip install "ray[rllib]==2.60.*"``); nothing in the package imports Ray,
+Needs Ray RLlib (``pip install -e ".[ray]"``); nothing in the package imports Ray,
 only this script does. Every hyper-parameter is a flag (``--help``); ``docs/rllib.md`` has the
 commands, the cluster set-up and measured numbers.
 
@@ -41,9 +41,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
-import os
-import socket
 import sys
 import time
 from pathlib import Path
@@ -52,12 +49,12 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo.utils.wrappers import BaseWrapper
 
+from experiments import ray_runner
 from mountain_rummy_env import gin_rummy_v0, mountain_rummy_v0
 
 try:
     import ray
     import torch
-    from ray.rllib.algorithms.algorithm import Algorithm
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.columns import Columns
     from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
@@ -68,7 +65,7 @@ try:
     from ray.tune.registry import register_env
 except ImportError as err:  # pragma: no cover - the message is the point
     sys.exit(f"rllib_selfplay needs Ray RLlib and torch ({err}); "
-             f'pip install "ray[rllib]==2.60.*" torch')
+             f'pip install -e ".[ray]"')
 
 VARIANTS = {"mountain": mountain_rummy_v0, "gin": gin_rummy_v0}
 ENV_NAME = "rummy_selfplay"
@@ -261,32 +258,16 @@ def read_metrics(path: Path, up_to: int) -> list[str]:
 # -- Ray ------------------------------------------------------------------------------------
 
 def connect(args) -> bool:
-    """Start local Ray (``--num-cpus``) or join ``--address``; True when this call started it.
-    An address that does not answer is a one-line error, not a minutes-long retry loop."""
+    """Start local Ray (``--num-cpus``) or join ``--address`` as the tournaments do
+    (:func:`experiments.ray_runner.connect`: a one-line error, at once, for an address that
+    does not answer or refuses us; the cluster's token sent when one is here); True when this
+    call started it."""
     if ray.is_initialized():
         return False
-    if args.address is None:
-        # "local": a new Ray of our own; without an address ray.init() would join any cluster
-        # `ray start` left running on this machine
-        ray.init(address="local", num_cpus=args.num_cpus, include_dashboard=False,
-                 logging_level=logging.ERROR)
-        return True
-    if args.address != "auto":
-        host, _, port = args.address.removeprefix("ray://").rpartition(":")
-        try:
-            socket.create_connection((host, int(port)), timeout=5).close()
-        except (OSError, ValueError) as err:
-            raise SystemExit(f"rllib_selfplay: cannot reach the Ray cluster at {args.address!r} "
-                             f"({err}); start it with `ray start --head` or drop --address")
     try:
-        ray.init(address=args.address, logging_level=logging.ERROR)
-    except Exception as err:  # ConnectionError, RuntimeError, ...: one line for all
-        hint = ("" if os.environ.get("RAY_AUTH_MODE") else
-                " (a cluster with token authentication, Ray's default since 2.59 for one that "
-                "`ray start` began where ~/.ray/auth_token exists, needs RAY_AUTH_MODE=token "
-                "and its token here too)")
-        raise SystemExit(f"rllib_selfplay: cannot join the Ray cluster at {args.address!r}: "
-                         f"{str(err).splitlines()[0] if str(err) else type(err).__name__}{hint}")
+        ray_runner.connect(args.address or ray_runner.LOCAL, num_cpus=args.num_cpus)
+    except ray_runner.RayRunError as err:
+        raise SystemExit(f"rllib_selfplay: {err}")
     return True
 
 

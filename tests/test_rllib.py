@@ -138,7 +138,7 @@ def test_unreachable_address_is_one_line(tmp_path):
     r = script("--address", "127.0.0.1:1", "--out", str(tmp_path / "run"))
     assert r.returncode != 0
     last = r.stderr.strip().splitlines()[-1]
-    assert last.startswith("rllib_selfplay: cannot reach the Ray cluster at '127.0.0.1:1'")
+    assert last.startswith("rllib_selfplay: no Ray cluster answers at 127.0.0.1:1")
     assert "Traceback" not in r.stderr
 
 

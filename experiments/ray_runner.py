@@ -103,7 +103,7 @@ def connect(address: str | None = LOCAL, *, num_cpus: int | None = None):
     try:
         ray.init(address=address, **kwargs)
     except (ConnectionError, RuntimeError, ValueError) as err:
-        raise RayRunError(f"cannot connect to Ray at {address!r}: {_first_line(err)}. A "
+        raise RayRunError(f"cannot connect to Ray at {address!r}: {_brief(err)}. A "
                           "cluster with token authentication needs its token here, in "
                           f"{TOKEN_FILE} or RAY_AUTH_TOKEN (docs/scaling.md)") from None
     return ray
@@ -139,11 +139,13 @@ def auto_chunk_size(num_jobs: int, cpus: int) -> int:
 
 def run_on_ray(fn, jobs: list, sink, *, address: str | None = LOCAL, num_cpus: int | None = None,
                chunk_size: int | None = None, max_retries: int = 2,
-               timeout: float | None = None, timeout_row=None, desc: str = "jobs") -> None:
+               timeout: float | None = None, timeout_row=None, desc: str = "jobs",
+               label=repr) -> None:
     """Play ``fn(job)`` for every job on Ray and call ``sink(row)`` for each row as its chunk
     finishes; raises :class:`RayRunError` at the end if chunks failed (their rows are not
-    sunk). At most as many chunks as the cluster has CPUs run at once, so a chunk's time
-    limit (``timeout`` per job) counts from its start."""
+    sunk; ``label(job)`` names a chunk's first job there). At most as many chunks as the
+    cluster has CPUs run at once, so a chunk's time limit (``timeout`` per job) counts from
+    its start."""
     if not jobs:
         return
     ray = connect(address, num_cpus=num_cpus)
@@ -164,10 +166,10 @@ def run_on_ray(fn, jobs: list, sink, *, address: str | None = LOCAL, num_cpus: i
             try:
                 there, rows = ray.get(ref)
             except Exception as err:  # noqa: BLE001 - a task error, a dead worker or node
-                failures.append(f"{len(chunk)} {desc} from {chunk[0]!r}: {_first_line(err)}")
+                failures.append(f"{len(chunk)} {desc} from {label(chunk[0])}: {_brief(err)}")
                 continue
             if there != here:
-                failures.append(f"{len(chunk)} {desc} from {chunk[0]!r}: a worker runs other "
+                failures.append(f"{len(chunk)} {desc} from {label(chunk[0])}: a worker runs other "
                                 f"code (fingerprint {there}, here {here}); install the same "
                                 "commit on every node")
                 continue
@@ -181,7 +183,7 @@ def run_on_ray(fn, jobs: list, sink, *, address: str | None = LOCAL, num_cpus: i
                     del running[ref]
                     why = f"timeout after {timeout:g} s per job (chunk of {len(chunk)} on Ray)"
                     if timeout_row is None:
-                        failures.append(f"{len(chunk)} {desc} from {chunk[0]!r}: {why}")
+                        failures.append(f"{len(chunk)} {desc} from {label(chunk[0])}: {why}")
                     else:
                         for job in chunk:
                             sink(timeout_row(job, why))
@@ -191,7 +193,9 @@ def run_on_ray(fn, jobs: list, sink, *, address: str | None = LOCAL, num_cpus: i
                           "rest:\n  " + "\n  ".join(failures))
 
 
-def _first_line(err: BaseException) -> str:
+def _brief(err: BaseException) -> str:
+    """The error's type and the last line of its message (a Ray task error's last line is the
+    exception raised in the task)."""
     lines = [x for x in str(err).splitlines() if x.strip()]
     text = lines[-1].strip() if lines else ""
     return f"{type(err).__name__}: {text}"[:300]

@@ -567,7 +567,8 @@ def run_tournament(cfg: TournamentConfig, out_dir=None, *, resume: bool = True,
         if cfg.ray is not None:
             from .ray_runner import run_on_ray
 
-            run_on_ray(_play_job, args, sink, address=cfg.ray, num_cpus=cfg.workers, desc="deals")
+            run_on_ray(_play_job, args, sink, address=cfg.ray, num_cpus=cfg.workers, desc="deals",
+                       label=lambda job: f"table {', '.join(job[1])}, deal {job[2]}")
         elif cfg.workers <= 1 or len(args) <= 1:
             for job in args:
                 sink(_play_job(job))

@@ -134,12 +134,20 @@ def test_a_dead_worker_loses_only_its_chunk_and_a_rerun_plays_it():
     rows = []
     with pytest.raises(RayRunError) as err:
         run_on_ray(_die_on_7, list(range(12)), rows.append, chunk_size=2, max_retries=0)
-    assert "1 chunk(s) failed" in str(err.value) and "from 6" in str(err.value)
+    assert "1 chunk(s) failed" in str(err.value) and "2 jobs from 6: " in str(err.value)
     assert "run the same command again" in str(err.value)
     assert sorted(r["job"] for r in rows) == [0, 1, 2, 3, 4, 5, 8, 9, 10, 11]
     rest = []
     run_on_ray(_raise_on_3, [6, 7], rest.append)
     assert sorted(r["job"] for r in rest) == [6, 7]
+
+
+def test_a_failed_tournament_chunk_names_its_table_and_deal(tmp_path):
+    cfg = TournamentConfig(agents=["random", "no_such_agent"], deals=2, seed=40, ray="local")
+    with pytest.raises(RayRunError, match=r"1 deals from table random, no_such_agent, deal 4[01]: "
+                                          r".*no_such_agent"):
+        run_tournament(cfg, tmp_path, progress=False)
+    assert load_results(tmp_path / "results.jsonl") == []
 
 
 def test_ray_retries_a_chunk_whose_worker_died(tmp_path):

@@ -329,7 +329,8 @@ def collect(cfg: LuckSkillConfig, variant: str, agents: list[str], out_dir, *,
             from experiments.ray_runner import run_on_ray
 
             run_on_ray(run_job_recorded, args, sink, address=cfg.ray, num_cpus=cfg.workers,
-                       timeout=cfg.job_timeout, timeout_row=_failed_row)
+                       chunk_size=1, timeout=cfg.job_timeout, timeout_row=_failed_row)
+            # one job a chunk: a job past its time fails alone, as locally
         else:
             run_jobs(args, sink, workers=cfg.workers, timeout=cfg.job_timeout)
     wanted = {_key(j, variant, options, cfg.seed) for j in jobs}

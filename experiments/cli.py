@@ -600,6 +600,10 @@ def add_luck_skill_parser(sub) -> None:
     ls.add_argument("--variants", default="mountain,gin",
                     help="comma-separated variants; unavailable ones are reported as such "
                          "(default: %(default)s)")
+    ls.add_argument("--options", type=_options, default={}, metavar="JSON",
+                    help="rules options per variant as JSON, e.g. "
+                         "'{\"german\": {\"num_players\": 2}}' for two-seat German "
+                         "(default: each variant's own; the options: mountain-rummy variants)")
     ls.add_argument("--ladder", nargs="+", default=list(DEFAULT_LADDER), metavar="SPEC",
                     help="agent ladder (default: %(default)s; the shipped 'ppo:policy=mountain' is "
                          "added when torch is available)")
@@ -652,7 +656,8 @@ def cmd_luck_skill(args) -> int:
     if len(set(args.ladder)) != len(args.ladder) or len(args.ladder) < 2:
         raise SystemExit("error: --ladder needs at least two different agent specs")
     kw = {"variants": variants, "ladder": list(args.ladder), "seed": args.seed,
-          "workers": args.workers, "clair_budget": args.clair_budget, "ray": args.ray}
+          "workers": args.workers, "clair_budget": args.clair_budget, "ray": args.ray,
+          "variant_options": _study_options(args.options, variants)}
     for name in ("deals", "search_deals", "self_deals", "games", "job_timeout"):
         if getattr(args, name) is not None:
             kw[name] = getattr(args, name)
@@ -665,6 +670,7 @@ def cmd_luck_skill(args) -> int:
         except AgentSpecError as err:
             raise SystemExit(f"error: {err}")
     parts = ["luck-skill", "--variants", ",".join(variants), "--ladder", *cfg.ladder]
+    parts += ["--options", json.dumps(args.options, sort_keys=True)] if args.options else []
     parts += ["--quick"] if args.quick else []
     for flag in ("deals", "search_deals", "self_deals", "games", "clair_budget", "job_timeout"):
         if getattr(args, flag) is not None:
@@ -690,6 +696,26 @@ def cmd_luck_skill(args) -> int:
         print(f"{v}: not available ({why})")
     print(f"written: {', '.join(str(p) for p in result['paths'].values())}")
     return 0
+
+
+def _study_options(options: dict, variants: list[str]) -> dict:
+    """luck-skill's ``--options`` checked: ``{variant: {option: value}}`` for variants the
+    study plays, each set accepted by the variant; else a one-line error naming it."""
+    from mountain_rummy_env.registry import make_variant
+
+    for name, opts in options.items():
+        if name not in variants:
+            raise SystemExit(f"error: --options names {name!r}, which is not in --variants "
+                             f"({', '.join(variants)}); give options per variant, e.g. "
+                             "'{\"german\": {\"num_players\": 2}}'")
+        if not isinstance(opts, dict):
+            raise SystemExit(f"error: --options for {name!r} must be a JSON object of "
+                             f"options, got {json.dumps(opts)}")
+        try:
+            make_variant(name, **opts)
+        except (TypeError, ValueError) as err:
+            raise SystemExit(f"error: --options for {name!r}: {err}")
+    return {name: dict(opts) for name, opts in options.items()}
 
 
 def main(argv=None) -> int:

@@ -158,3 +158,27 @@ def test_four_seat_study_rotates_a_against_a_field(tmp_path):
     assert st.ladder == ["random", "greedy"]                 # greedy beats a field of random
     assert st.point["best_minus_random"] > 0
     assert np.isfinite(st.point["lambda_pairs"]) and np.isfinite(st.point["lambda_self[random]"])
+
+
+def test_cli_options_play_two_seat_german(tmp_path):
+    """``--options '{"german": {"num_players": 2}}'``: the study plays German at two seats
+    (two points per hand) and the report's command repeats the options; options for a
+    variant not studied, or that the variant refuses, are one-line errors."""
+    import pytest
+
+    from experiments.cli import main
+
+    out, report = tmp_path / "runs", tmp_path / "r.md"
+    args = ["luck-skill", "--variants", "german", "--options", '{"german": {"num_players": 2}}',
+            "--ladder", "random", "greedy", "--deals", "2", "--self-deals", "1",
+            "--self-agents", "random", "--games", "0", "--workers", "1", "--no-progress",
+            "--boot", "10", "--out", str(out), "--report", str(report)]
+    assert main(args) == 0
+    rows = load_results(out / "german" / "results.jsonl")
+    assert rows and all(r["options"] == {"num_players": 2} for r in rows)
+    assert all(len(h["points"]) == 2 for r in rows for h in r["hands"])
+    assert '--options \'{"german": {"num_players": 2}}\'' in report.read_text()
+    for bad, says in (('{"gin": {}}', "not in --variants"),
+                      ('{"german": {"num_players": 7}}', "num_players")):
+        with pytest.raises(SystemExit, match=says):
+            main(args[:3] + ["--options", bad] + args[5:])

@@ -15,9 +15,12 @@ from mountain_rummy_env.cards import JOKER_FACE, NUM_RANKS
 from mountain_rummy_env.game import Game
 from mountain_rummy_env.robbers_play import best_play
 
+from . import robbers_playout as playout
 from .base import Agent, register
+from .robbers_playout import playout_start
+from .search import MonteCarloSearch
 
-__all__ = ["RobbersGreedyAgent"]
+__all__ = ["RobbersGreedyAgent", "RobbersSearchAgent"]
 
 
 @register("greedy", variant="robbers",
@@ -99,3 +102,56 @@ class RobbersGreedyAgent(Agent):
             return False
         others = [n for q, n in enumerate(view.hand_sizes) if q != view.player]
         return min(others) > self.hold_until
+
+
+@register("search", variant="robbers",
+          help="determinised Monte Carlo over how to play the turn (greedy's plays and "
+               "draw, hold the plays and draw, or play without the draw), each candidate "
+               "played out by compiled greedy play on face counts; budget = playouts a "
+               "decision")
+class RobbersSearchAgent(MonteCarloSearch, RobbersGreedyAgent):
+    """At the start of a turn with a play to make, compares the turn's *modes*
+    (:data:`agents.robbers_playout.MODES`: greedy's turn, holding the play back, playing
+    without the draw) by playouts from re-dealt hidden cards (the other hands and the
+    stock; Robber's has no discard pile, so nothing about them is known but their sizes),
+    every seat then playing as ``greedy`` (:func:`agents.robbers_playout.rollouts`), and
+    plays the turn in the chosen mode. Greedy's turn is the default; another mode must beat
+    it on fresh samples (:meth:`MonteCarloSearch.search`)."""
+
+    def __init__(self, seed=None, budget: int = 96, z: float = 1.0, seconds: float = 0.0):
+        super().__init__(seed=seed, budget=budget, z=z, seconds=seconds)
+        self._no_draw = RobbersGreedyAgent(draw_below=0)
+        self._mode = "greedy"
+
+    def reset(self) -> None:
+        super().reset()
+        self._no_draw.reset()
+        self._mode = "greedy"
+
+    def act(self, view, mask) -> int:
+        lay = view.variant.layout
+        s = view.public_state()[0]
+        if s["placed_this_turn"] == 0 and s["drew"] == 0 and s["editing"] == 0:
+            self._mode = self.choose_mode(view, s)
+        if self._mode == "hold":
+            return lay.draw if mask[lay.draw] else lay.pass_
+        if self._mode == "no_draw":
+            return self._no_draw.act(view, mask)
+        return RobbersGreedyAgent.act(self, view, mask)
+
+    def choose_mode(self, view, state) -> str:
+        """The mode of this turn: greedy's unless the seat has a play and search finds
+        another mode better."""
+        start = playout_start(view, state)
+        hand = start.hands[view.player].copy()
+        table = start.table.copy()
+        if not playout.play_once(table, hand, bool(start.opened[view.player]), start.weights,
+                                 start.open_weights, *start.solver_args()):
+            return "greedy"
+        cands = ["greedy", "hold"] + (["no_draw"] if view.stock_size else [])
+        self._start = start
+        return self.search(view, None, cands)
+
+    def rollouts(self, view, mask, cands, n: int) -> np.ndarray:
+        """Margins (``n`` samples x modes) of the turn played in each mode, then greedy."""
+        return self._start.rollouts([playout.MODES[c] for c in cands], n, self.rng)

@@ -93,10 +93,16 @@ _HASH_B = np.uint64(0xC2B2AE3D27D4EB4F)
 
 
 @njit(cache=True)
-def make_rearrange_workspace(capacity=1 << 17):
+def make_rearrange_workspace(capacity=1 << 17, node_limit=0, table_is_legal=False):
     """Caller-owned scratch of :func:`rearrange_ws`: a memo of ``capacity`` states (rounded
     up to a power of two; when it is 3/4 full new states are no longer kept, which costs time,
-    never exactness), the search stack and the simplex's arrays."""
+    never exactness), the search stack and the simplex's arrays. ``node_limit`` > 0 makes
+    the solver *inexact*: a search stops after that many nodes once it has a play, and
+    answers the best play found so far (a legal one, perhaps not the best). Search
+    playouts use it; 0, the default, keeps the solver exact. ``table_is_legal`` promises
+    that every ``on_table`` passed is a legal table (as it is at the start of a turn): the
+    solver then looks only for plays worth more than nothing, and skips the check of the
+    table alone (an answer of value 0 with no melds means "no play")."""
     size = 1
     while size < capacity:
         size *= 2
@@ -127,7 +133,8 @@ def make_rearrange_workspace(capacity=1 << 17):
             np.zeros(MAX_RUN, dtype=np.int64),             # 23 a column's faces
             np.zeros(RUN_KEYS + SET_KEYS, dtype=np.float64),      # 24 LP values by meld key
             np.zeros(MAX_MOVES, dtype=np.float64),         # 25 LP values of a frame's moves
-            np.zeros((2, NUM_ROWS), dtype=np.int64))       # 26 cards the fixed LP melds leave
+            np.zeros((2, NUM_ROWS), dtype=np.int64),       # 26 cards the fixed LP melds leave
+            np.array([node_limit, table_is_legal], dtype=np.int64))   # 27 node limit (0: none), legal-table promise
 
 
 @njit(cache=True)
@@ -796,6 +803,7 @@ def _search(mj, oj, weights, prices, slack, integral, incumbent, ace_high, wrap,
     mand, opt, st_int, st_flt, st_key, moves, deltas = ws[3], ws[4], ws[5], ws[6], ws[7], ws[8], ws[9]
     path, tok, meta = ws[10], ws[11], ws[19]
     no_meld, no_count = ws[22], ws[21]
+    node_limit = ws[27][0]
     meta[0] += 1
     stamp = meta[0]
     meta[1:4] = 0
@@ -821,6 +829,8 @@ def _search(mj, oj, weights, prices, slack, integral, incumbent, ace_high, wrap,
     _open_frame(ws, 0, low, weights, prices, ace_high, wrap, max_jokers, run_lo, run_hi)
     depth = 0
     while depth >= 0:
+        if node_limit > 0 and meta[3] >= node_limit and best > -INF:
+            break                                 # inexact on request: keep what was found
         d = depth
         if st_int[d, _NEXT] < st_int[d, _NMOVES] and not _cannot_beat(bound, best, integral, slack):
             m = st_int[d, _NEXT]
@@ -926,7 +936,9 @@ def rearrange_ws(on_table, in_hand, weights, ace_low, ace_high, around_the_corne
             integral = False
     prices = ws[17][3]
     rest_table, rest_hand = ws[26][0], ws[26][1]
-    value, n_melds = -INF, 0
+    legal_table = ws[27][1] != 0
+    floor = 0.0 if legal_table else -INF      # a promised legal table: placing nothing is 0
+    value, n_melds = floor, 0
     if outcome != _LP_FAILED:
         n_fixed, fixed_gain = _fix_lp_melds(n_col, ws[12], ws[13], on_table, in_hand, weights,
                                             rest_table, rest_hand, out_shown, out_declared,
@@ -934,8 +946,9 @@ def rearrange_ws(on_table, in_hand, weights, ace_low, ace_high, around_the_corne
         if n_fixed >= 0:
             _load(rest_table, rest_hand, ws[3], ws[4])
             rest = _search(rest_table[JOKER_FACE], rest_hand[JOKER_FACE], weights, prices, slack,
-                           integral, -INF, ace_high, wrap, max_jokers_per_meld, run_lo, run_hi, ws)
-            if rest > -INF:
+                           integral, floor - fixed_gain, ace_high, wrap, max_jokers_per_meld,
+                           run_lo, run_hi, ws)
+            if rest > floor - fixed_gain:
                 value = fixed_gain + rest
                 n_melds = n_fixed + _replay(rest_table, rest_hand, weights, ace_high, wrap,
                                             max_jokers_per_meld, run_lo, run_hi, ws, n_fixed,
@@ -951,9 +964,12 @@ def rearrange_ws(on_table, in_hand, weights, ace_low, ace_high, around_the_corne
                               run_lo, run_hi, ws, 0, out_shown, out_declared, out_len, out_used)
     if value == -INF:
         return STATUS_INFEASIBLE, value, 0
+    if value <= floor:                        # no play beats placing nothing
+        out_used[:] = 0
+        return STATUS_OK, floor, 0
     status = STATUS_OK
-    if out_used.sum() > 0 and not _table_legal(on_table, ace_high, wrap, max_jokers_per_meld,
-                                               run_lo, run_hi, ws):
+    if not legal_table and out_used.sum() > 0 and not _table_legal(
+            on_table, ace_high, wrap, max_jokers_per_meld, run_lo, run_hi, ws):
         status = STATUS_TABLE_ILLEGAL
     return status, value, n_melds
 

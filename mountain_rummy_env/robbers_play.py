@@ -49,6 +49,13 @@ def slot_faces(variant, state) -> dict[int, Counter]:
     return out
 
 
+def default_weights(variant, opened: bool) -> np.ndarray:
+    """:func:`best_play`'s worth of placing a hand card of each face: after opening one a
+    card, ties to the higher points; before it the points (RR-5 counts them)."""
+    values = variant.spec.hand_value.astype(np.float64)
+    return 1.0 + values / 1000.0 if opened else values + 0.01
+
+
 def best_play(game: Game, index: int = 0, weights=None, method: str = "fast") -> Play | None:
     """The play placing the most hand cards (by ``weights``, default: one per card, ties to
     the higher points) that the seat to move in game ``index`` can make now, or None. Before
@@ -62,7 +69,7 @@ def best_play(game: Game, index: int = 0, weights=None, method: str = "fast") ->
     values = v.spec.hand_value.astype(np.float64)
     opened = bool(s["placed_before"][p])
     if weights is None:
-        weights = 1.0 + values / 1000.0 if opened else values + 0.01
+        weights = default_weights(v, opened)
     on_table = np.zeros(STRIDE, np.int64)
     if opened:
         for faces in slot_faces(v, s).values():

@@ -397,3 +397,54 @@ def test_whole_counts_of_any_number_type_are_accepted():
                  (table.astype(bool), hand.astype(bool))):
         for method in ("fast", "milp"):
             assert best_rearrangement(TABLE, t, h, method=method).cards_placed == 1
+
+
+def _ws_answer(ws, table, hand, weights):
+    """``rearrange_ws`` with workspace ``ws``: (status, value, a Rearrangement or None)."""
+    from mountain_rummy_env.rearrange import Rearrangement
+    from mountain_rummy_env.rearrange_fast import make_rearrange_output, rearrange_ws
+
+    shown, declared, length, used = make_rearrange_output()
+    status, value, n = rearrange_ws(np.asarray(table, np.int64), np.asarray(hand, np.int64),
+                                    weights, True, True, False, 1, ws, shown, declared,
+                                    length, used)
+    r = Rearrangement(tuple(tuple(int(f) for f in shown[k, :length[k]]) for k in range(n)),
+                      tuple(tuple(int(f) for f in declared[k, :length[k]]) for k in range(n)),
+                      used[:JOKER_FACE].copy(), int(used[JOKER_FACE]))
+    return status, value, r
+
+
+def test_the_playout_workspace_options():
+    """``table_is_legal`` (a promise the turn-start table keeps) answers the exact optimum
+    on legal tables, and "no play" as value 0 with no melds; a ``node_limit`` answers a legal
+    play worth at most the optimum (the search agent's playouts use both)."""
+    from mountain_rummy_env.rearrange_fast import STATUS_OK, make_rearrange_workspace
+
+    legal_ws = make_rearrange_workspace(table_is_legal=True)
+    capped_ws = make_rearrange_workspace(node_limit=50, table_is_legal=True)
+    weights = np.ones(JOKER_FACE + 1)
+    nothing = short = 0
+    positions = _diff_positions(60, seed=13)
+    for table, hand in positions + [(t, _two_cards(h)) for t, h in positions]:
+        exact = best_rearrangement(TABLE, table, hand, weights)
+        status, value, r = _ws_answer(legal_ws, table, hand, weights)
+        assert status == STATUS_OK and value == exact.cards_placed
+        if exact.cards_placed:
+            check_rr3(r, table, hand)
+        else:
+            nothing += 1
+            assert r.melds == () and r.cards_placed == 0
+        status, value, r = _ws_answer(capped_ws, table, hand, weights)
+        assert status == STATUS_OK and 0 <= value <= exact.cards_placed
+        if value:
+            check_rr3(r, table, hand)
+        short += value < exact.cards_placed
+    assert nothing and short < len(positions)
+
+
+def _two_cards(hand):
+    """The two lowest faces of ``hand`` (often no play at all)."""
+    out = np.zeros_like(hand)
+    for f in np.flatnonzero(hand)[:2]:
+        out[f] = 1
+    return out

@@ -38,6 +38,16 @@ def _nonneg(text):
     return value
 
 
+def _fraction(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text}")
+    return value
+
+
 def _seconds(text):
     try:
         value = float(text)
@@ -619,6 +629,13 @@ def add_luck_skill_parser(sub) -> None:
                     help="agents for duplicate self-play (default: random search:budget=8)")
     ls.add_argument("--games", type=_nonneg, default=None,
                     help="full games (episode=game) to count hands per game (default: 40; quick 8)")
+    ls.add_argument("--precision", type=_fraction, default=None, metavar="SHARE",
+                    help="play each ladder pairing in blocks until its 95%% interval is "
+                         "narrower than ±SHARE of the variant's single-hand SD of results "
+                         "(docs/luck_skill.md pre-registers 0.05), or --max-deals (default: "
+                         "the fixed --deals/--search-deals)")
+    ls.add_argument("--max-deals", type=_positive, default=4000,
+                    help="deals a pairing may reach under --precision (default: %(default)s)")
     ls.add_argument("--clair-budget", type=_positive, default=None,
                     help="budget of the clairvoyant and its search twin (default: the largest "
                          "search budget on the ladder)")
@@ -657,7 +674,8 @@ def cmd_luck_skill(args) -> int:
         raise SystemExit("error: --ladder needs at least two different agent specs")
     kw = {"variants": variants, "ladder": list(args.ladder), "seed": args.seed,
           "workers": args.workers, "clair_budget": args.clair_budget, "ray": args.ray,
-          "variant_options": _study_options(args.options, variants)}
+          "variant_options": _study_options(args.options, variants),
+          "precision": args.precision, "max_deals": args.max_deals}
     for name in ("deals", "search_deals", "self_deals", "games", "job_timeout"):
         if getattr(args, name) is not None:
             kw[name] = getattr(args, name)
@@ -672,6 +690,8 @@ def cmd_luck_skill(args) -> int:
     parts = ["luck-skill", "--variants", ",".join(variants), "--ladder", *cfg.ladder]
     parts += ["--options", json.dumps(args.options, sort_keys=True)] if args.options else []
     parts += ["--quick"] if args.quick else []
+    if args.precision is not None:
+        parts += ["--precision", str(args.precision), "--max-deals", str(args.max_deals)]
     for flag in ("deals", "search_deals", "self_deals", "games", "clair_budget", "job_timeout"):
         if getattr(args, flag) is not None:
             parts += ["--" + flag.replace("_", "-"), str(getattr(args, flag))]

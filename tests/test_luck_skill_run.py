@@ -182,3 +182,25 @@ def test_cli_options_play_two_seat_german(tmp_path):
                       ('{"german": {"num_players": 7}}', "num_players")):
         with pytest.raises(SystemExit, match=says):
             main(args[:3] + ["--options", bad] + args[5:])
+
+
+def test_the_precision_rule_plays_blocks_until_the_interval_is_narrow(tmp_path):
+    """``precision``: a pairing is played in blocks until its 95% half-width is within
+    ``precision`` single-hand SDs or it reaches ``max_deals``; a rerun plays nothing new
+    (the blocks follow from the rows on file); the report states the precision reached."""
+    from experiments.luck_skill.analysis import pair_data, pair_precision
+
+    cfg = _cfg(variants=["mountain"], ladder=["random", "greedy"], deals=3, self_deals=1,
+               games=0, precision=0.05, max_deals=8)
+    rows = collect(cfg, "mountain", ["random", "greedy"], tmp_path / "mountain", progress=False)
+    pairs = pair_data(rows)
+    sd, half = pair_precision(pairs)
+    n = pairs[("random", "greedy")].n
+    assert 3 < n <= 8
+    assert half[("random", "greedy")] <= 0.05 * sd or n == 8
+    again = collect(cfg, "mountain", ["random", "greedy"], tmp_path / "mountain", progress=False)
+    assert len(again) == len(rows) == len(load_results(tmp_path / "mountain" / "results.jsonl"))
+    res = run_study(cfg, tmp_path, report=tmp_path / "r.md", progress=False, n_boot=5,
+                    add_ppo=False, play=False, log=lambda *a: None)
+    assert res["stats"]["mountain"].n_deals["random vs greedy"] == n
+    assert "Precision reached" in (tmp_path / "r.md").read_text()

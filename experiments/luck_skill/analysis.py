@@ -71,6 +71,21 @@ def pair_data(rows, kind="pair") -> dict[tuple[str, str], PairData]:
     return out
 
 
+def pair_precision(pairs: dict) -> tuple[float, dict]:
+    """The precision rule's two numbers (docs/luck_skill.md, "Precision"): the single-hand
+    standard deviation of results (every pairing's hands pooled) and, per pairing, the
+    95% half-width of a's mean result per deal (normal approximation)."""
+    hands = [d.y.ravel() for d in pairs.values() if d.n]
+    sd = float(np.concatenate(hands).std(ddof=1)) if hands and sum(map(len, hands)) > 1 \
+        else float("nan")
+    half = {}
+    for key, d in pairs.items():
+        per_deal = d.y.mean(axis=1)
+        half[key] = (1.96 * float(per_deal.std(ddof=1)) / np.sqrt(d.n)) if d.n > 1 \
+            else float("inf")
+    return sd, half
+
+
 def games_data(rows) -> np.ndarray:
     """Hands per finished full game."""
     return np.array([r["num_hands"] for r in rows
@@ -213,6 +228,8 @@ class VariantStats:
     clair: tuple | None = None
     failed: list = field(default_factory=list)    # (kind, a, b, deal, error) of failed jobs
     primary_boot: np.ndarray = field(default_factory=lambda: np.zeros(0))  # PRIMARY per replicate
+    hand_sd: float = float("nan")           # single-hand SD of results, all pairings pooled
+    half_width: dict = field(default_factory=dict)   # pair label -> 95% half-width per deal
 
 
 def analyse(variant, rows, ladder, *, clair=None, n_boot=300, seed=0,
@@ -245,8 +262,10 @@ def analyse(variant, rows, ladder, *, clair=None, n_boot=300, seed=0,
     n_deals = {f"{a} vs {b}": d.n for (a, b), d in pairs.items()}
     n_deals.update({f"{a} self-play": d.n for a, d in selfs.items()})
     failed = [(r["kind"], r["a"], r["b"], r["deal"], r["error"]) for r in rows if "error" in r]
+    hand_sd, half = pair_precision(pairs)
     return VariantStats(variant, ladder, point, lo, hi, n_deals, int(hpg.size), clair, failed,
-                        np.asarray(boots.get(PRIMARY, []), dtype=np.float64))
+                        np.asarray(boots.get(PRIMARY, []), dtype=np.float64), hand_sd,
+                        {f"{a} vs {b}": h for (a, b), h in half.items()})
 
 
 def fmt(v, digits=2) -> str:

@@ -113,10 +113,16 @@ def write_report(stats: dict[str, VariantStats], missing: dict[str, str],
     # per variant details
     for v, st in stats.items():
         lines += [f"## {v}: details", ""]
-        lines.append("Sample sizes (deals, each played twice): " +
+        lines.append("Sample sizes (deals, each played once per seat rotation): " +
                      ", ".join(f"{k} {n}" for k, n in st.n_deals.items()) +
                      f"; full games: {st.n_games}.")
         lines.append("")
+        if st.half_width:
+            lines.append(f"Precision reached (95% half-width of a pairing's mean result per "
+                         f"deal; single-hand SD of results {st.hand_sd:.1f}): " +
+                         ", ".join(f"{k} ±{h:.1f} ({h / st.hand_sd:.3f} SD)"
+                                   for k, h in st.half_width.items()) + ".")
+            lines.append("")
         if st.failed:
             lines.append(f"**{len(st.failed)} job(s) failed and are excluded** (a rerun with "
                          "`--no-resume` retries them): " +

@@ -24,6 +24,8 @@ import multiprocessing as mp
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+import numpy as np
 from experiments.tournament import load_results, result_sink
 
 DEFAULT_LADDER = ("random", "greedy", "rules", "search:budget=8", "search:budget=32")
@@ -46,6 +48,8 @@ class LuckSkillConfig:
     job_timeout: float = 600.0        # seconds; a job past it is killed and recorded as failed
     ray: str | None = None            # play on Ray at this address (experiments.ray_runner)
     variant_options: dict = field(default_factory=dict)   # {variant: {option: value}}
+    precision: float | None = None    # play each pairing until its 95% half-width is this
+    max_deals: int = 4000             # share of the hand SD, or this many deals (None: fixed)
 
     @classmethod
     def quick(cls, **kw) -> "LuckSkillConfig":
@@ -83,9 +87,10 @@ class LuckSkillConfig:
 
         return make_variant(variant, **self.options_for(variant)).num_players
 
-    def jobs(self, variant: str, agents: list[str]) -> list[tuple]:
+    def jobs(self, variant: str, agents: list[str], deals_for: dict | None = None) -> list[tuple]:
         """Jobs for ``variant`` with the supported agents ``agents`` (ladder subset, plus
-        the clairvoyant if supported)."""
+        the clairvoyant if supported); ``deals_for[(a, b)]`` overrides a ladder pairing's
+        number of deals (the precision rule's blocks, :func:`more_deals`)."""
         slow = ("search", "clairvoyant")
         ladder = [a for a in self.ladder if a in agents]
         out = []
@@ -93,6 +98,7 @@ class LuckSkillConfig:
                  else itertools.permutations(ladder, 2))
         for a, b in pairs:
             n = self.search_deals if any(x.startswith(slow) for x in (a, b)) else self.deals
+            n = (deals_for or {}).get((a, b), n)
             out += [("pair", a, b, self.seed + k) for k in range(n)]
         cs = self.clairvoyance_specs()
         if cs and cs[0] in agents and cs[1] in agents:
@@ -307,15 +313,51 @@ def _key(row_or_job, variant=None, options=None, seed=None):
     return (variant, json.dumps(options, sort_keys=True), seed, kind, a, b, deal)
 
 
+def more_deals(cfg: LuckSkillConfig, rows, deals_for: dict) -> dict:
+    """The precision rule's next blocks (docs/luck_skill.md, "Precision"): every ladder
+    pairing whose 95% half-width is wider than ``cfg.precision`` times the single-hand SD
+    of results gets the deals its spread says it needs (at least twice as many, at most
+    double, never past ``cfg.max_deals``). ``{(a, b): deals}``; empty when all are done."""
+    from .analysis import pair_data, pair_precision
+
+    pairs = pair_data(rows, "pair")
+    sd, half = pair_precision(pairs)
+    if not np.isfinite(sd) or sd == 0:
+        return {}
+    target = cfg.precision * sd
+    out = {}
+    for key, d in pairs.items():
+        have = max(deals_for.get(key, 0), d.n)
+        if half[key] <= target or have >= cfg.max_deals:
+            continue
+        needed = int(np.ceil(have * (half[key] / target) ** 2)) if np.isfinite(half[key]) \
+            else 2 * have
+        out[key] = int(min(cfg.max_deals, 2 * have, max(needed, have + 1)))
+    return out
+
+
 def collect(cfg: LuckSkillConfig, variant: str, agents: list[str], out_dir, *,
             resume: bool = True, progress: bool = True, max_jobs: int | None = None) -> list[dict]:
     """Play the missing jobs of ``variant`` into ``out_dir/results.jsonl``; returns all rows
-    of this configuration for the variant."""
+    of this configuration for the variant. With ``cfg.precision`` the ladder pairings are
+    played in blocks until the precision rule is met (:func:`more_deals`); a rerun
+    resumes there, since the blocks follow from the rows on file."""
+    deals_for: dict = {}
+    while True:
+        rows = _collect_once(cfg, variant, agents, out_dir, deals_for, resume=resume,
+                             progress=progress, max_jobs=max_jobs)
+        more = more_deals(cfg, rows, deals_for) if cfg.precision else {}
+        if not more or max_jobs is not None:
+            return rows
+        deals_for.update(more)
+
+
+def _collect_once(cfg, variant, agents, out_dir, deals_for, *, resume, progress, max_jobs):
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "results.jsonl"
     options = cfg.options_for(variant)
-    jobs = cfg.jobs(variant, agents)
+    jobs = cfg.jobs(variant, agents, deals_for)
     have = {_key(r) for r in load_results(path)}
     todo = [j for j in jobs if _key(j, variant, options, cfg.seed) not in have]
     # slow jobs first so the pool's tail is short
@@ -345,10 +387,15 @@ def collect(cfg: LuckSkillConfig, variant: str, agents: list[str], out_dir, *,
 
 
 def stored_rows(cfg: LuckSkillConfig, variant: str, out_dir) -> list[dict]:
-    """The rows of ``out_dir/results.jsonl`` that belong to this configuration (any agent)."""
+    """The rows of ``out_dir/results.jsonl`` that belong to this configuration (any agent;
+    with ``cfg.precision`` any number of deals per ladder pairing)."""
     options = cfg.options_for(variant)
     agents = {x for j in cfg.jobs(variant, _all_specs(cfg)) for x in j[1:3]}
-    wanted = {_key(j, variant, options, cfg.seed) for j in cfg.jobs(variant, sorted(agents))}
+    deals_for = None
+    if cfg.precision:
+        deals_for = {(a, b): cfg.max_deals for a in agents for b in agents}
+    wanted = {_key(j, variant, options, cfg.seed)
+              for j in cfg.jobs(variant, sorted(agents), deals_for)}
     seen, rows = set(), []
     for r in load_results(Path(out_dir) / "results.jsonl"):
         k = _key(r)

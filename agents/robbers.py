@@ -20,26 +20,32 @@ from .base import Agent, register
 from .robbers_playout import playout_start
 from .search import MonteCarloSearch
 
-__all__ = ["RobbersGreedyAgent", "RobbersSearchAgent"]
+__all__ = ["RobbersGreedyAgent", "RobbersRulesAgent", "RobbersSearchAgent"]
 
 
 @register("greedy", variant="robbers",
           help="plays the exact solver's largest play (the highest opening first), then "
-               "draws and plays again; draw_below, by and hold_until change that "
-               "(docs/agents.md)")
+               "draws and plays again; draw_below, by, hold_until and small_opening "
+               "change that (docs/agents.md)")
 class RobbersGreedyAgent(Agent):
     """The solver's largest play whenever there is one, played action by action, then a
-    draw and another play. The parameters are for screening other strategies (none has
-    beaten the defaults yet, docs/agents.md): ``draw_below`` draws after a play only with
-    at most that many cards; ``by`` ``"points"`` places the most points, ``"shape"`` breaks
-    ties by keeping a joker and the cards near other hand cards; ``hold_until`` > 0 keeps a
-    play that does not go out in hand while every other seat holds more cards than that."""
+    draw and another play. The parameters switch to other strategies (docs/agents.md has
+    the screens): ``draw_below`` draws after a play only with at most that many cards;
+    ``by`` ``"points"`` places the most points, ``"shape"`` breaks ties by keeping a joker
+    and the cards near other hand cards; ``hold_until`` > 0 keeps a play that does not go
+    out in hand while every other seat holds more cards than that; ``small_opening`` > 0
+    keeps an opening (RR-5) of at most that many cards while every other seat holds at
+    least ``others_at_least`` cards (the ``rules`` player's one change)."""
 
     name = "greedy"
 
     def __init__(self, seed=None, draw_below: int = 1000, by: str = "cards",
-                 hold_until: int = 0):
+                 hold_until: int = 0, small_opening: int = 0, others_at_least: int = 6):
         super().__init__(seed=seed)
+        if small_opening < 0 or others_at_least < 0:
+            raise ValueError(f"small_opening and others_at_least are numbers of cards >= 0, "
+                             f"got {small_opening} and {others_at_least}")
+        self.small_opening, self.others_at_least = small_opening, others_at_least
         if draw_below < 0:
             raise ValueError(f"draw_below is a number of cards >= 0, got {draw_below}")
         if by not in ("cards", "points", "shape"):
@@ -65,7 +71,8 @@ class RobbersGreedyAgent(Agent):
         game.states[:] = view.public_state()
         game.masks[0] = mask
         play = best_play(game, weights=self.weights(view, game.states[0]))
-        if play is not None and not self.holds(view, play):
+        opened = bool(game.states[0]["placed_before"][view.player])
+        if play is not None and not self.holds(view, play.cards, opened):
             self._plan = list(play.actions[1:])
             return play.actions[0]
         played = mask[lay.end]
@@ -94,37 +101,60 @@ class RobbersGreedyAgent(Agent):
         w[JOKER_FACE] = 0.99                 # keep a joker: it can always be placed later
         return w
 
-    def holds(self, view, play) -> bool:
-        """Keep a play that does not go out in hand while every other seat holds more than
-        ``hold_until`` cards and the stock lasts (0: never hold): melds kept in hand are
-        hidden and give the others nothing to rob or lay off on."""
-        if self.hold_until <= 0 or play.cards == len(view.hand) or view.stock_size == 0:
+    def holds(self, view, cards: int, opened: bool) -> bool:
+        """Keep a play of ``cards`` hand cards (and draw) while the stock lasts: an opening
+        of at most ``small_opening`` cards while every other seat holds at least
+        ``others_at_least`` (0: never); any play that does not go out while every other
+        seat holds more than ``hold_until`` cards (0: never). Melds kept in hand give the
+        others nothing to rob or lay off on."""
+        if view.stock_size == 0 or cards == len(view.hand):
             return False
-        others = [n for q, n in enumerate(view.hand_sizes) if q != view.player]
-        return min(others) > self.hold_until
+        fewest = min(n for q, n in enumerate(view.hand_sizes) if q != view.player)
+        if not opened and cards <= self.small_opening and fewest >= self.others_at_least:
+            return True
+        return 0 < self.hold_until < fewest
+
+
+@register("rules", variant="robbers",
+          help="greedy, except that it keeps a small opening (7 cards or fewer) in hand "
+               "while every other seat holds 6 or more cards (docs/agents.md)")
+class RobbersRulesAgent(RobbersGreedyAgent):
+    """``rules``: greedy holding small openings, the one rule that beat greedy in the
+    screens (docs/agents.md); the other parameters as greedy's."""
+
+    name = "rules"
+
+    def __init__(self, seed=None, draw_below: int = 1000, by: str = "cards",
+                 hold_until: int = 0, small_opening: int = 7, others_at_least: int = 6):
+        super().__init__(seed, draw_below, by, hold_until, small_opening, others_at_least)
 
 
 @register("search", variant="robbers",
-          help="determinised Monte Carlo over how to play the turn (greedy's plays and "
-               "draw, hold the plays and draw, or play without the draw), each candidate "
-               "played out by compiled greedy play on face counts; budget = playouts a "
-               "decision")
-class RobbersSearchAgent(MonteCarloSearch, RobbersGreedyAgent):
+          help="determinised Monte Carlo over how to play the turn (the rules player's "
+               "choice, greedy's plays and draw, holding the plays and drawing, or playing "
+               "without the draw), each played out by compiled greedy play on face counts; "
+               "budget = playouts a decision")
+class RobbersSearchAgent(MonteCarloSearch, RobbersRulesAgent):
     """At the start of a turn with a play to make, compares the turn's *modes*
     (:data:`agents.robbers_playout.MODES`: greedy's turn, holding the play back, playing
     without the draw) by playouts from re-dealt hidden cards (the other hands and the
     stock; Robber's has no discard pile, so nothing about them is known but their sizes),
     every seat then playing as ``greedy`` (:func:`agents.robbers_playout.rollouts`), and
-    plays the turn in the chosen mode. Greedy's turn is the default; another mode must beat
-    it on fresh samples (:meth:`MonteCarloSearch.search`)."""
+    plays the turn in the chosen mode. The ``rules`` player's mode is the default; another
+    must beat it on fresh samples (:meth:`MonteCarloSearch.search`)."""
 
-    def __init__(self, seed=None, budget: int = 96, z: float = 1.0, seconds: float = 0.0):
+    def __init__(self, seed=None, budget: int = 96, z: float = 1.0, seconds: float = 0.0,
+                 small_opening: int = 7, others_at_least: int = 6):
         super().__init__(seed=seed, budget=budget, z=z, seconds=seconds)
+        self.small_opening, self.others_at_least = small_opening, others_at_least
+        self._greedy = RobbersGreedyAgent()
         self._no_draw = RobbersGreedyAgent(draw_below=0)
         self._mode = "greedy"
+        self._start = None            # the playout start of the decision being searched
 
     def reset(self) -> None:
         super().reset()
+        self._greedy.reset()
         self._no_draw.reset()
         self._mode = "greedy"
 
@@ -135,20 +165,22 @@ class RobbersSearchAgent(MonteCarloSearch, RobbersGreedyAgent):
             self._mode = self.choose_mode(view, s)
         if self._mode == "hold":
             return lay.draw if mask[lay.draw] else lay.pass_
-        if self._mode == "no_draw":
-            return self._no_draw.act(view, mask)
-        return RobbersGreedyAgent.act(self, view, mask)
+        return (self._no_draw if self._mode == "no_draw" else self._greedy).act(view, mask)
 
     def choose_mode(self, view, state) -> str:
-        """The mode of this turn: greedy's unless the seat has a play and search finds
-        another mode better."""
+        """The mode of this turn: greedy's when the seat has no play, else the search's
+        choice with the rules player's first."""
         start = playout_start(view, state)
         hand = start.hands[view.player].copy()
         table = start.table.copy()
-        if not playout.play_once(table, hand, bool(start.opened[view.player]), start.weights,
-                                 start.open_weights, *start.solver_args()):
+        opened = bool(start.opened[view.player])
+        cards = playout.play_once(table, hand, opened, start.weights, start.open_weights,
+                                  *start.solver_args())
+        if not cards:
             return "greedy"
         cands = ["greedy", "hold"] + (["no_draw"] if view.stock_size else [])
+        if self.holds(view, int(cards), opened):
+            cands[:2] = ["hold", "greedy"]
         self._start = start
         return self.search(view, None, cands)
 

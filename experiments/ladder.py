@@ -30,7 +30,7 @@ from mountain_rummy_env import Game, make_variant
 LADDERS = {                                                  # (weaker, stronger) pairs
     "german": (("random", "greedy"), ("greedy", "rules"), ("rules", "search")),
     "crazy": (("random", "greedy"), ("greedy", "rules"), ("rules", "search")),
-    "robbers": (("random", "greedy"),),
+    "robbers": (("random", "greedy"), ("greedy", "rules"), ("rules", "search:budget=48")),
 }
 
 

@@ -113,7 +113,7 @@ def _checked(on_table, in_hand, weights):
 
 
 def best_rearrangement(table: MeldTable, on_table, in_hand, weights=None, *, method="fast",
-                       around_the_corner=False) -> Rearrangement | None:
+                       around_the_corner=False, table_is_legal=False) -> Rearrangement | None:
     """The arrangement of all of ``on_table`` plus the most valuable part of ``in_hand``
     into valid melds (face counts, length 53: index 52 counts jokers; ``table.rules`` says
     whether the ace is low and/or high), or None when the table cards alone cannot all be
@@ -121,35 +121,40 @@ def best_rearrangement(table: MeldTable, on_table, in_hand, weights=None, *, met
     (default 1 each: the most cards). ``method`` is ``"fast"`` or ``"milp"`` (see the module
     docstring); ``around_the_corner`` allows K-A-2 runs (fast method only). Input that is
     not that (wrong shapes, fractional, negative or too many counts, an unknown method) is a
-    ValueError that names it."""
+    ValueError that names it. ``table_is_legal`` promises that ``on_table`` alone is a legal
+    table (as it is between plays): the answer is the same best play, found without proving
+    the table legal, which on large tables with jokers can take the fast method minutes; a
+    play placing nothing then comes back without melds."""
     if not isinstance(method, str) or method not in METHODS:
         raise ValueError(f"method is 'fast' or 'milp', got {method!r}")
     on_table, in_hand, w = _checked(on_table, in_hand, weights)
     if method == "fast":
-        return _fast(table.rules, on_table, in_hand, w, around_the_corner)
+        return _fast(table.rules, on_table, in_hand, w, around_the_corner, bool(table_is_legal))
     if around_the_corner:
         raise ValueError("the MILP has no wrap-around runs; use method='fast'")
     r = _milp(table, on_table, in_hand, w)
-    if r is None or (r.cards_placed and _milp(table, on_table, np.zeros_like(in_hand), w) is None):
+    if r is None or (r.cards_placed and not table_is_legal
+                     and _milp(table, on_table, np.zeros_like(in_hand), w) is None):
         return None
     return r
 
 
-_WORKSPACE = []
+_WORKSPACES = {}
 
 
-def _fast(rules: MeldRules, on_table, in_hand, w, around_the_corner) -> Rearrangement | None:
-    """:func:`rearrange_fast.rearrange_ws` with one workspace kept for the process (not
-    thread-safe)."""
+def _fast(rules: MeldRules, on_table, in_hand, w, around_the_corner,
+          table_is_legal) -> Rearrangement | None:
+    """:func:`rearrange_fast.rearrange_ws` with one workspace per ``table_is_legal`` kept
+    for the process (not thread-safe)."""
     from .rearrange_fast import (STATUS_OK, make_rearrange_output, make_rearrange_workspace,
                                  rearrange_ws)
 
-    if not _WORKSPACE:
-        _WORKSPACE.append(make_rearrange_workspace())
+    if table_is_legal not in _WORKSPACES:
+        _WORKSPACES[table_is_legal] = make_rearrange_workspace(table_is_legal=table_is_legal)
     shown, declared, length, used = make_rearrange_output()
     status, _, n_melds = rearrange_ws(on_table, in_hand, w, rules.ace_low, rules.ace_high,
-                                      around_the_corner, 1, _WORKSPACE[0], shown, declared,
-                                      length, used)
+                                      around_the_corner, 1, _WORKSPACES[table_is_legal], shown,
+                                      declared, length, used)
     if status != STATUS_OK:
         return None
     return Rearrangement(tuple(tuple(int(f) for f in shown[k, :length[k]]) for k in range(n_melds)),

@@ -76,7 +76,8 @@ def best_play(game: Game, index: int = 0, weights=None, method: str = "fast") ->
             for f, n in faces.items():
                 on_table[f] += n
     r = best_rearrangement(v.table, on_table, hand, weights, method=method,
-                           around_the_corner=v.config.around_the_corner)
+                           around_the_corner=v.config.around_the_corner,
+                           table_is_legal=not s["editing"])    # committed tables are legal
     if r is None or r.cards_placed == 0:
         return None
     actions = play_actions(game, index, r)

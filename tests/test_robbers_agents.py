@@ -107,7 +107,7 @@ def test_every_solver_play_is_legal_and_places_what_the_solver_says(seats):
 
 @pytest.mark.parametrize("seats", [2, 4, 6])
 def test_greedy_and_its_variants_play_whole_hands_legally(seats):
-    specs = ("greedy", "greedy:by=shape,draw_below=2", "greedy:hold_until=6,by=points")
+    specs = ("greedy", "rules:by=shape,draw_below=2", "greedy:hold_until=6,by=points")
     g = Game(robbers(num_players=seats), 1)
     for hand in range(2):
         agents = [make_agent(specs[(q + hand) % 3], seed=q, variant="robbers")
@@ -166,8 +166,23 @@ def test_hold_until_keeps_a_play_while_every_other_seat_holds_many_cards():
     assert make_agent("greedy:hold_until=11", variant="robbers").act(view, mask) != lay.draw
 
 
+def test_rules_keeps_a_small_opening_while_the_others_hold_many_cards():
+    """``rules`` (greedy with ``small_opening=7, others_at_least=6``): the 7-card opening
+    9C 9D 9S 5H-8H waits (the seat draws) while both other seats hold 11 cards; with
+    ``small_opening=6``, or once a seat is down to fewer than ``others_at_least``, it is
+    played."""
+    g = robbers_start(["9C 9D 9S 5H 6H 7H 8H AC 2D 3H 4S", "", ""], "")
+    view, mask = player_view(g, 0, 0), g.masks[0]
+    lay = g.variant.layout
+    assert make_agent("rules", variant="robbers").act(view, mask) == lay.draw
+    assert make_agent("rules:small_opening=6", variant="robbers").act(view, mask) != lay.draw
+    assert make_agent("rules:others_at_least=12", variant="robbers").act(view, mask) != lay.draw
+    assert make_agent("greedy", variant="robbers").act(view, mask) != lay.draw
+
+
 @pytest.mark.parametrize("spec", ["greedy:draw_below=-1", "greedy:by=value",
-                                  "greedy:hold_until=-2"])
+                                  "greedy:hold_until=-2", "rules:small_opening=-1",
+                                  "rules:others_at_least=-3"])
 def test_bad_parameters_are_refused(spec):
     with pytest.raises(ValueError):
         make_agent(spec, variant="robbers")

@@ -32,6 +32,8 @@ def test_study_end_to_end_and_resume(tmp_path):
     md = (tmp_path / "r.md").read_text()
     assert "mountain-rummy luck-skill --test" in md.split("\n```\n")[1]
     assert "nosuchvariant: not measured" in md
+    anchor = md.split("## Beside published figures for other games")[1]
+    assert "| mountain |" in anchor and "| chess | 0.76 |" in anchor
     assert (tmp_path / "data" / "summary.csv").exists()
     rows = load_results(tmp_path / "runs" / "mountain" / "results.jsonl")
     # 3 ladder pairs x 3 deals + 3 self-play deals + 1 game

@@ -110,6 +110,7 @@ def write_report(stats: dict[str, VariantStats], missing: dict[str, str],
         lines.append(f"| {label} | " + " | ".join(cells.get(c, "") for c in cols) + " |")
     lines.append("")
     lines += ["## Conclusion", "", conclusion(stats, missing, cfg), ""]
+    lines += anchor_lines(stats)
     # per variant details
     for v, st in stats.items():
         lines += [f"## {v}: details", ""]
@@ -164,6 +165,34 @@ def write_report(stats: dict[str, VariantStats], missing: dict[str, str],
     except ImportError:  # matplotlib optional
         pass
     return paths
+
+
+# Duersch, Lambrecht and Oechssler's skill figures from Board Game Arena Elo ratings, as
+# quoted in the project's study plan (docs/luck_skill.md, "Published figures").
+PUBLISHED_SKILL = (("Rummy", 0.31), ("Gin Rummy", 0.19), ("backgammon", 0.23), ("chess", 0.76))
+
+
+def anchor_lines(stats: dict) -> list[str]:
+    """The published figures for other games beside this study's skill shares per full
+    game (competent agents; whole ladder), with what differs in method."""
+    lines = ["## Beside published figures for other games", "",
+             "| game | skill figure | what it is |", "|---|---|---|"]
+    for v, st in stats.items():
+        for key, what in (("skill_share_game_margin_norandom",
+                           "skill share of one full game, competent agents (this study)"),
+                          ("skill_share_game_margin",
+                           "skill share of one full game, whole ladder (this study)")):
+            if key in st.point:
+                lines.append(f"| {v} | {_ci(st, key, 3)} | {what} |")
+    for game, value in PUBLISHED_SKILL:
+        lines.append(f"| {game} | {value:.2f} | spread of human Elo ratings on Board Game "
+                     "Arena, relative to chess (Duersch, Lambrecht, Oechssler) |")
+    lines += ["", "The two kinds of figure answer different questions: the published ones "
+              "how far apart a population of human players ends up over many games, ours how "
+              "much of one full game's result a fixed ladder of agents decides rather than "
+              "the cards. Neither converts into the other; they are side by side to place "
+              "the variants, not to rank them on one scale (docs/luck_skill.md).", ""]
+    return lines
 
 
 def write_csv(stats, data_dir) -> dict:

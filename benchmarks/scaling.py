@@ -95,19 +95,17 @@ def throughput_table(args) -> tuple[str, float]:
 
 def study_cpu_seconds(args) -> tuple[str, float, list[str]]:
     """Section 2's per-variant table (CPU hours of the study's jobs) and their total."""
-    from experiments.luck_skill import LuckSkillConfig
-    from experiments.luck_skill.runner import agent_supported, run_job_recorded
+    from experiments.luck_skill import LuckSkillConfig, probe_agents
+    from experiments.luck_skill.runner import run_job_recorded
 
     cfg = LuckSkillConfig(variants=list(STUDY_TABLES), variant_options=STUDY_TABLES,
                           seed=args.seed)
     lines = ["| variant | seats | jobs | sampled | CPU hours | CPU hours at the ceiling "
              "| agents left out |", "|---|---:|---:|---:|---:|---:|---|"]
     total, ceiling_total, notes = 0.0, 0.0, []
-    specs = list(dict.fromkeys(list(cfg.ladder) + list(cfg.self_agents) + list(cfg.game_agents)
-                               + [cfg.clairvoyance_specs()[0]]))
     for variant in STUDY_TABLES:
         options = cfg.options_for(variant)
-        good = [s for s in specs if agent_supported(variant, options, s, args.seed)[0]]
+        good, bad, _ = probe_agents(cfg, variant, options, cfg.clairvoyance_specs())
         jobs = cfg.jobs(variant, good)
         by_kind = defaultdict(list)
         for job in jobs:
@@ -125,7 +123,7 @@ def study_cpu_seconds(args) -> tuple[str, float, list[str]]:
             mean = sum(times) / len(times)
             seconds += mean * len(group)
             ceiling += mean * (CEILING_DEALS if kind[0] == "pair" else len(group))
-        left_out = sorted(set(specs) - set(good))
+        left_out = sorted(bad)
         lines.append(f"| {variant} | {cfg.seats(variant)} | {len(jobs)} | {sampled} | "
                      f"{seconds / 3600:.1f} | {ceiling / 3600:.0f} | "
                      f"{', '.join(left_out) or '-'} |")

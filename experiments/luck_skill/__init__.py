@@ -23,7 +23,7 @@ from .runner import (
 SHIPPED_PPO = "ppo:policy=mountain"
 
 __all__ = ["DEFAULT_LADDER", "LuckSkillConfig", "VariantStats", "analyse", "collect",
-           "run_study", "variant_available", "agent_supported"]
+           "probe_agents", "run_study", "variant_available", "agent_supported"]
 
 
 def _maybe_ppo(ladder: list[str]) -> list[str]:
@@ -41,7 +41,7 @@ def _maybe_ppo(ladder: list[str]) -> list[str]:
         return ladder
 
 
-def _probe(cfg, variant, options, clair):
+def probe_agents(cfg, variant, options, clair):
     """Which agents can play ``variant``: (good, {bad: reason}, reason the variant cannot be
     measured or "")."""
     specs = list(dict.fromkeys(list(cfg.ladder) + list(cfg.self_agents) + list(cfg.game_agents)
@@ -82,7 +82,7 @@ def run_study(cfg: LuckSkillConfig, out_dir, *, report=None, data_dir=None, comm
             if not rows:
                 ok, why = variant_available(variant, options)
                 if ok:
-                    _, bad, why = _probe(cfg, variant, options, clair)
+                    _, bad, why = probe_agents(cfg, variant, options, clair)
                     unsupported[variant] = bad
                     why = why or f"no results in {out_dir / variant}"
                 missing[variant] = why
@@ -98,7 +98,7 @@ def run_study(cfg: LuckSkillConfig, out_dir, *, report=None, data_dir=None, comm
             missing[variant] = why
             log(f"[luck-skill] {variant}: not available ({why})")
             continue
-        good, bad, why = _probe(cfg, variant, options, clair)
+        good, bad, why = probe_agents(cfg, variant, options, clair)
         unsupported[variant] = bad
         if bad:
             log(f"[luck-skill] {variant}: agents left out: {', '.join(bad)}")

@@ -113,7 +113,8 @@ def _checked(on_table, in_hand, weights):
 
 
 def best_rearrangement(table: MeldTable, on_table, in_hand, weights=None, *, method="fast",
-                       around_the_corner=False, table_is_legal=False) -> Rearrangement | None:
+                       around_the_corner=False, table_is_legal=False,
+                       node_limit=0) -> Rearrangement | None:
     """The arrangement of all of ``on_table`` plus the most valuable part of ``in_hand``
     into valid melds (face counts, length 53: index 52 counts jokers; ``table.rules`` says
     whether the ace is low and/or high), or None when the table cards alone cannot all be
@@ -124,12 +125,16 @@ def best_rearrangement(table: MeldTable, on_table, in_hand, weights=None, *, met
     ValueError that names it. ``table_is_legal`` promises that ``on_table`` alone is a legal
     table (as it is between plays): the answer is the same best play, found without proving
     the table legal, which on large tables with jokers can take the fast method minutes; a
-    play placing nothing then comes back without melds."""
+    play placing nothing then comes back without melds. ``node_limit`` > 0 (fast method,
+    with the promise) stops the search after that many nodes with the best play found: a
+    legal play, perhaps not the best, in bounded time (proving a play best can take the
+    search minutes where the cards almost fit)."""
     if not isinstance(method, str) or method not in METHODS:
         raise ValueError(f"method is 'fast' or 'milp', got {method!r}")
     on_table, in_hand, w = _checked(on_table, in_hand, weights)
     if method == "fast":
-        return _fast(table.rules, on_table, in_hand, w, around_the_corner, bool(table_is_legal))
+        return _fast(table.rules, on_table, in_hand, w, around_the_corner, bool(table_is_legal),
+                     int(node_limit))
     if around_the_corner:
         raise ValueError("the MILP has no wrap-around runs; use method='fast'")
     r = _milp(table, on_table, in_hand, w)
@@ -142,18 +147,20 @@ def best_rearrangement(table: MeldTable, on_table, in_hand, weights=None, *, met
 _WORKSPACES = {}
 
 
-def _fast(rules: MeldRules, on_table, in_hand, w, around_the_corner,
-          table_is_legal) -> Rearrangement | None:
-    """:func:`rearrange_fast.rearrange_ws` with one workspace per ``table_is_legal`` kept
-    for the process (not thread-safe)."""
+def _fast(rules: MeldRules, on_table, in_hand, w, around_the_corner, table_is_legal,
+          node_limit) -> Rearrangement | None:
+    """:func:`rearrange_fast.rearrange_ws` with one workspace per (promise, node limit)
+    kept for the process (not thread-safe)."""
     from .rearrange_fast import (STATUS_OK, make_rearrange_output, make_rearrange_workspace,
                                  rearrange_ws)
 
-    if table_is_legal not in _WORKSPACES:
-        _WORKSPACES[table_is_legal] = make_rearrange_workspace(table_is_legal=table_is_legal)
+    key = (table_is_legal, node_limit)
+    if key not in _WORKSPACES:
+        _WORKSPACES[key] = make_rearrange_workspace(node_limit=node_limit,
+                                                    table_is_legal=table_is_legal)
     shown, declared, length, used = make_rearrange_output()
     status, _, n_melds = rearrange_ws(on_table, in_hand, w, rules.ace_low, rules.ace_high,
-                                      around_the_corner, 1, _WORKSPACES[table_is_legal], shown,
+                                      around_the_corner, 1, _WORKSPACES[key], shown,
                                       declared, length, used)
     if status != STATUS_OK:
         return None

@@ -56,12 +56,19 @@ def default_weights(variant, opened: bool) -> np.ndarray:
     return 1.0 + values / 1000.0 if opened else values + 0.01
 
 
-def best_play(game: Game, index: int = 0, weights=None, method: str = "fast") -> Play | None:
+PLAY_NODE_LIMIT = 100_000   # solver nodes a play may cost (about half a second at most)
+
+
+def best_play(game: Game, index: int = 0, weights=None, method: str = "fast",
+              node_limit: int = PLAY_NODE_LIMIT) -> Play | None:
     """The play placing the most hand cards (by ``weights``, default: one per card, ties to
     the higher points) that the seat to move in game ``index`` can make now, or None. Before
     the seat has opened only new melds from its hand count, and the play must reach RR-5's
     40 points: the solver then maximises points. ``game`` is not changed; pass a game built
-    from what the seat may know (``PlayerView.public_state()``)."""
+    from what the seat may know (``PlayerView.public_state()``). Between plays the solver
+    searches at most ``node_limit`` nodes (0: no limit, exact) and answers the best play
+    found: on a few large tables with jokers, proving a play best takes minutes
+    (docs/rearrangement.md)."""
     v = game.variant
     s = game.states[index]
     p = int(s["current"])
@@ -75,9 +82,10 @@ def best_play(game: Game, index: int = 0, weights=None, method: str = "fast") ->
         for faces in slot_faces(v, s).values():
             for f, n in faces.items():
                 on_table[f] += n
+    legal = not s["editing"]                 # committed tables are legal
     r = best_rearrangement(v.table, on_table, hand, weights, method=method,
-                           around_the_corner=v.config.around_the_corner,
-                           table_is_legal=not s["editing"])    # committed tables are legal
+                           around_the_corner=v.config.around_the_corner, table_is_legal=legal,
+                           node_limit=node_limit if legal else 0)
     if r is None or r.cards_placed == 0:
         return None
     actions = play_actions(game, index, r)

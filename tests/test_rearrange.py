@@ -469,3 +469,24 @@ def test_a_legal_table_promise_answers_the_exact_play_on_a_large_table():
     check_rr3(fast, table, hand)
     assert fast.cards_placed == exact.cards_placed == 1
     assert worth(fast, weights) == pytest.approx(worth(exact, weights))
+
+
+# Another turn start (seed 120018, search vs rules): 64 table cards with 3 jokers, 9S and a
+# joker in hand. Only the joker fits, and proving that 9S cannot follow it kept the search
+# busy for minutes even with the promise; a node limit answers the best play found.
+ALMOST_FITS_TABLE = [2, 1, 2, 2, 2, 2, 1, 0, 1, 0, 1, 1, 2, 0, 1, 1, 1, 2, 1, 2, 1, 2, 0, 1,
+                     1, 1, 2, 1, 1, 1, 1, 0, 0, 1, 1, 0, 1, 2, 1, 1, 0, 2, 1, 2, 2, 2, 2, 0, 2,
+                     2, 1, 1, 3]
+
+
+def test_a_node_limit_answers_a_legal_play_where_proving_it_best_is_slow():
+    table = np.asarray(ALMOST_FITS_TABLE, dtype=np.int64)
+    hand = np.zeros(JOKER_FACE + 1, dtype=np.int64)
+    hand[[33, JOKER_FACE]] = 1
+    weights = 1.0 + GE2 / 1000.0
+    fast = best_rearrangement(TABLE, table, hand, weights, table_is_legal=True,
+                              node_limit=20_000)
+    exact = best_rearrangement(TABLE, table, hand, weights, method="milp", table_is_legal=True)
+    check_rr3(fast, table, hand)
+    assert (fast.cards_placed, fast.used_jokers) == (exact.cards_placed, exact.used_jokers) \
+        == (1, 1)

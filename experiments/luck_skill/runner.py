@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
+
 from experiments.tournament import load_results, result_sink
 
 DEFAULT_LADDER = ("random", "greedy", "rules", "search:budget=8", "search:budget=32")
@@ -48,8 +49,8 @@ class LuckSkillConfig:
     job_timeout: float = 600.0        # seconds; a job past it is killed and recorded as failed
     ray: str | None = None            # play on Ray at this address (experiments.ray_runner)
     variant_options: dict = field(default_factory=dict)   # {variant: {option: value}}
-    precision: float | None = None    # play each pairing until its 95% half-width is this
-    max_deals: int = 4000             # share of the hand SD, or this many deals (None: fixed)
+    precision: float | None = None    # 95% half-width target, a share of the hand SD (None: fixed)
+    max_deals: int = 4000             # the deals a pairing may reach under ``precision``
 
     @classmethod
     def quick(cls, **kw) -> "LuckSkillConfig":
@@ -316,8 +317,8 @@ def _key(row_or_job, variant=None, options=None, seed=None):
 def more_deals(cfg: LuckSkillConfig, rows, deals_for: dict) -> dict:
     """The precision rule's next blocks (docs/luck_skill.md, "Precision"): every ladder
     pairing whose 95% half-width is wider than ``cfg.precision`` times the single-hand SD
-    of results gets the deals its spread says it needs (at least twice as many, at most
-    double, never past ``cfg.max_deals``). ``{(a, b): deals}``; empty when all are done."""
+    of results gets the deals its spread says it needs (at least one more, at most double
+    what it has, never past ``cfg.max_deals``). ``{(a, b): deals}``; empty when all are done."""
     from .analysis import pair_data, pair_precision
 
     pairs = pair_data(rows, "pair")

@@ -141,9 +141,10 @@ class RobbersSearchAgent(MonteCarloSearch, RobbersRulesAgent):
     stock; Robber's has no discard pile, so nothing about them is known but their sizes),
     every seat then playing as ``greedy`` (:func:`agents.robbers_playout.rollouts`), and
     plays the turn in the chosen mode. The ``rules`` player's mode is the default; another
-    must beat it on fresh samples (:meth:`MonteCarloSearch.search`)."""
+    must beat it on fresh samples by ``z`` standard errors (:meth:`MonteCarloSearch.search`;
+    2 here: at 1 the duel's false switches cost more than the true ones won, docs/agents.md)."""
 
-    def __init__(self, seed=None, budget: int = 96, z: float = 1.0, seconds: float = 0.0,
+    def __init__(self, seed=None, budget: int = 96, z: float = 2.0, seconds: float = 0.0,
                  small_opening: int = 7, others_at_least: int = 6):
         super().__init__(seed=seed, budget=budget, z=z, seconds=seconds)
         self.small_opening, self.others_at_least = small_opening, others_at_least

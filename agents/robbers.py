@@ -42,10 +42,7 @@ class RobbersGreedyAgent(Agent):
     def __init__(self, seed=None, draw_below: int = 1000, by: str = "cards",
                  hold_until: int = 0, small_opening: int = 0, others_at_least: int = 6):
         super().__init__(seed=seed)
-        if small_opening < 0 or others_at_least < 0:
-            raise ValueError(f"small_opening and others_at_least are numbers of cards >= 0, "
-                             f"got {small_opening} and {others_at_least}")
-        self.small_opening, self.others_at_least = small_opening, others_at_least
+        self.hold_openings(small_opening, others_at_least)
         if draw_below < 0:
             raise ValueError(f"draw_below is a number of cards >= 0, got {draw_below}")
         if by not in ("cards", "points", "shape"):
@@ -101,6 +98,13 @@ class RobbersGreedyAgent(Agent):
         w[JOKER_FACE] = 0.99                 # keep a joker: it can always be placed later
         return w
 
+    def hold_openings(self, small_opening: int, others_at_least: int) -> None:
+        """Set (and check) which openings :meth:`holds` keeps in hand."""
+        if small_opening < 0 or others_at_least < 0:
+            raise ValueError(f"small_opening and others_at_least are numbers of cards >= 0, "
+                             f"got {small_opening} and {others_at_least}")
+        self.small_opening, self.others_at_least = small_opening, others_at_least
+
     def holds(self, view, cards: int, opened: bool) -> bool:
         """Keep a play of ``cards`` hand cards (and draw) while the stock lasts: an opening
         of at most ``small_opening`` cards while every other seat holds at least
@@ -147,7 +151,7 @@ class RobbersSearchAgent(MonteCarloSearch, RobbersRulesAgent):
     def __init__(self, seed=None, budget: int = 96, z: float = 2.0, seconds: float = 0.0,
                  small_opening: int = 7, others_at_least: int = 6):
         super().__init__(seed=seed, budget=budget, z=z, seconds=seconds)
-        self.small_opening, self.others_at_least = small_opening, others_at_least
+        self.hold_openings(small_opening, others_at_least)
         self._greedy = RobbersGreedyAgent()
         self._no_draw = RobbersGreedyAgent(draw_below=0)
         self._mode = "greedy"

@@ -182,7 +182,7 @@ def test_rules_keeps_a_small_opening_while_the_others_hold_many_cards():
 
 @pytest.mark.parametrize("spec", ["greedy:draw_below=-1", "greedy:by=value",
                                   "greedy:hold_until=-2", "rules:small_opening=-1",
-                                  "rules:others_at_least=-3"])
+                                  "rules:others_at_least=-3", "search:small_opening=-1"])
 def test_bad_parameters_are_refused(spec):
     with pytest.raises(ValueError):
         make_agent(spec, variant="robbers")

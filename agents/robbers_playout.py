@@ -28,10 +28,10 @@ import numpy as np
 from numba import njit
 
 from mountain_rummy_env.cards import JOKER_FACE, NUM_RANKS
+from mountain_rummy_env.core.robbers import ACE_LOW_VALUE
 from mountain_rummy_env.rearrange_fast import STATUS_OK, rearrange_ws
 
 STRIDE = JOKER_FACE + 1
-ACE_LOW_VALUE = 1              # GE-2: an ace counts 1 when a 2 follows it in its run
 
 # the root seat's first turn
 GREEDY = 0                     # greedy's turn
@@ -160,19 +160,17 @@ def result(hands, values, went_out):
 
 @njit(cache=True)
 def playout(table, hands, opened, stock, ptr, current, passes, turn, max_turns, mode,
-            root_weights, seat_modes, weights, open_weights, values, ace_low, ace_high, wrap,
-            open_min, rank_credit, ws, out):
-    """Play the hand to its end from the start of ``current``'s turn: that turn in ``mode``
-    with ``root_weights``, every later one of seat ``q`` in ``seat_modes[q]`` (greedy's:
-    :data:`GREEDY`). Changes the arrays; returns the points per seat."""
+            seat_modes, weights, open_weights, values, ace_low, ace_high, wrap, open_min,
+            rank_credit, ws, out):
+    """Play the hand to its end from the start of ``current``'s turn: that turn in ``mode``,
+    every later one of seat ``q`` in ``seat_modes[q]`` (greedy's: :data:`GREEDY`). Changes
+    the arrays; returns the points per seat."""
     P = hands.shape[0]
     p = current
     first = True
     while True:
         how, ptr = take_turn(table, hands, opened, stock, ptr, p,
-                             mode if first else seat_modes[p],
-                             root_weights if first else weights,
-                             open_weights, ace_low, ace_high, wrap, open_min, rank_credit,
+                             mode if first else seat_modes[p], weights, open_weights, ace_low, ace_high, wrap, open_min, rank_credit,
                              ws, out)
         first = False
         if how == OUT:
@@ -186,8 +184,8 @@ def playout(table, hands, opened, stock, ptr, current, passes, turn, max_turns, 
 
 @njit(cache=True)
 def rollouts(tables, hands, opened, stocks, stock_len, current, passes, turn, max_turns,
-             modes, root_weights, weights, open_weights, values, ace_low, ace_high, wrap,
-             open_min, rank_credit, ws, out):
+             modes, weights, open_weights, values, ace_low, ace_high, wrap, open_min,
+             rank_credit, ws, out):
     """Every mode played out on every sampled start (rows: samples, the same deal for each
     mode: common random numbers); the root seat's points minus the other seats' mean."""
     n, P = hands.shape[0], hands.shape[1]
@@ -197,9 +195,8 @@ def rollouts(tables, hands, opened, stocks, stock_len, current, passes, turn, ma
         for k in range(modes.shape[0]):
             pts = playout(tables[i].copy(), hands[i].copy(), opened.copy(),
                           stocks[i, :stock_len], 0, current, passes, turn, max_turns, modes[k],
-                          root_weights[k], seat_modes, weights, open_weights, values,
-                          ace_low, ace_high,
-                          wrap, open_min, rank_credit, ws, out)
+                          seat_modes, weights, open_weights, values, ace_low, ace_high, wrap,
+                          open_min, rank_credit, ws, out)
             margins[i, k] = pts[current] - (pts.sum() - pts[current]) / (P - 1)
     return margins
 
@@ -270,11 +267,10 @@ class Start:
     def rollouts(self, modes, n: int, rng) -> np.ndarray:
         """Margins (``n`` re-deals x ``modes``) of the seat's turn played in each mode."""
         tables, hands, stocks = self.deal(n, rng)
-        modes = np.asarray(modes, dtype=np.int64)
-        root = np.repeat(self.weights[None], len(modes), axis=0)
         return rollouts(tables, hands, self.opened, stocks, self.stock_len, self.player,
-                        self.passes, self.turn, self.max_turns, modes, root, self.weights,
-                        self.open_weights, self.values, *self.solver_args())
+                        self.passes, self.turn, self.max_turns,
+                        np.asarray(modes, dtype=np.int64), self.weights, self.open_weights,
+                        self.values, *self.solver_args())
 
 
 def playout_start(view, state) -> Start:

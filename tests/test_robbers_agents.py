@@ -255,7 +255,7 @@ def test_a_face_count_playout_replays_greedys_hand(seats):
         start = playout_start(player_view(g, 0, g.current_player(0)), g.states[0])
         table, hands, opened, stock = face_count_start(g)
         points = po.playout(table, hands, opened, stock, 0, g.current_player(0), 0, 0,
-                            start.max_turns, po.GREEDY, start.weights,
+                            start.max_turns, po.GREEDY,
                             np.zeros(seats, np.int64), start.weights, start.open_weights,
                             start.values, *start.solver_args())
         same += np.array_equal(points, play_hand(g, agents, seed=seed).hand_points)

@@ -27,7 +27,7 @@ from numba import njit
 from numba.extending import overload
 
 from mountain_rummy_env.core import batch, gin, rules
-from mountain_rummy_env.core.spec import Spec
+from mountain_rummy_env.core.spec import Spec, spec_class_of
 from mountain_rummy_env.solver import OBJ_DEADWOOD, OBJ_POINTS, batch_kernel, fast_tables
 from mountain_rummy_env.core.state import (
     EVENT_NONE, LOC_HAND, MELD_EMPTY, PHASE_DRAW, PHASE_RESPONSE,
@@ -419,9 +419,9 @@ POLICY_BY_SPEC: dict = {Spec: mountain_action, gin.GinSpec: gin_action}
 def check_playout_policy(variant) -> None:
     """Fail before compiling, naming the supported spec types, for a registered variant whose
     spec type has no playout policy here."""
-    if type(variant.spec) not in POLICY_BY_SPEC:
+    if spec_class_of(variant.spec) not in POLICY_BY_SPEC:
         raise NotImplementedError(
-            f"no playout policy for variant {variant.name!r} (spec type {type(variant.spec).__name__}); "
+            f"no playout policy for variant {variant.name!r} (spec type {spec_class_of(variant.spec).__name__}); "
             f"agents.fastpolicy.POLICY_BY_SPEC has: {', '.join(t.__name__ for t in POLICY_BY_SPEC)}")
 
 
@@ -431,7 +431,7 @@ def fast_action(s, spec, mask, tables):  # pragma: no cover - compiled only, res
 
 @overload(fast_action)
 def _fast_action(s, spec, mask, tables):
-    fn = POLICY_BY_SPEC[spec.instance_class]
+    fn = POLICY_BY_SPEC[spec_class_of(spec)]
     return lambda s, spec, mask, tables: fn(s, spec, mask, tables)
 
 

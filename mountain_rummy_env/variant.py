@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .cards import JOKER_FACE, NUM_RANKS, CardError, Deck, face_text, parse_declared, parse_face
-from .core.spec import ActionLayout, Spec, build_spec
+from .core.spec import ActionLayout, build_spec, spec_record
 from .core.state import state_dtype
 from .melds import MeldTable
 
@@ -70,10 +70,14 @@ class Variant:
     config: object
     deck: Deck
     table: MeldTable
-    spec: Spec
+    spec: np.record     # given as a namedtuple (core.spec.Spec or a variant's), kept as its record
     layout: ActionLayout
     dtype: np.dtype = field(repr=False)
     wild_ranks: tuple[int, ...] = ()   # ranks a hand may make wild (Crazy Rummy: the rounds' ranks)
+
+    def __post_init__(self):
+        if isinstance(self.spec, tuple):
+            object.__setattr__(self, "spec", spec_record(self.spec))
 
     @classmethod
     def build(cls, *, name: str, config, deck: Deck, table: MeldTable, num_players: int,
@@ -90,7 +94,7 @@ class Variant:
 
     @property
     def num_players(self) -> int:
-        return self.spec.num_players
+        return int(self.spec.num_players)
 
     # ----------------------------------------------------------------------------------
     # reward bounds (docs/rewards.md derives them)

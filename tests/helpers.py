@@ -14,6 +14,7 @@ import numpy as np
 
 from mountain_rummy_env import Deck, Game, mountain_variant
 from mountain_rummy_env.cards import JOKER_FACE, NUM_RANKS
+from mountain_rummy_env.core.spec import replace_spec
 from mountain_rummy_env.core.state import LOC_HAND
 
 FIRST, DEALER = 0, 1  # seats when the dealer is seat 1
@@ -38,7 +39,7 @@ def short_variant(hand_size: int, **options):
     cards remain), so they are replayed with the smallest deal that reaches them exactly.
     """
     v = mountain_variant(**options)
-    return dataclasses.replace(v, spec=v.spec._replace(hand_size=hand_size))
+    return dataclasses.replace(v, spec=replace_spec(v.spec, hand_size=hand_size))
 
 
 def _filler_order(deck: Deck) -> list[int]:

@@ -13,7 +13,7 @@ from numba import njit
 from numba.extending import overload
 
 from . import rules
-from .spec import Spec
+from .spec import SPEC_CLASSES, Spec, spec_class_of
 
 KERNELS_BY_SPEC: dict = {Spec: rules}
 
@@ -21,11 +21,12 @@ KERNELS_BY_SPEC: dict = {Spec: rules}
 def register_kernels(spec_class, kernels) -> None:
     """Play specs of ``spec_class`` with the per-game functions of module ``kernels``."""
     KERNELS_BY_SPEC[spec_class] = kernels
+    SPEC_CLASSES[spec_class.__name__] = spec_class
 
 
 def kernels_of(spec) -> object:
-    """The kernel module playing ``spec`` (a Spec instance or class), from Python."""
-    cls = spec if isinstance(spec, type) else type(spec)
+    """The kernel module playing ``spec`` (a spec record or namedtuple class), from Python."""
+    cls = spec if isinstance(spec, type) else spec_class_of(spec)
     if cls not in KERNELS_BY_SPEC:
         raise TypeError(f"no kernels registered for spec type {cls!r}")
     return KERNELS_BY_SPEC[cls]
@@ -42,7 +43,7 @@ def variant_scalar_names(spec) -> tuple[str, ...]:
 
 
 def _kernels_for(spec_type):
-    cls = getattr(spec_type, "instance_class", None)
+    cls = spec_class_of(spec_type)
     if cls not in KERNELS_BY_SPEC:
         raise TypeError(f"no kernels registered for spec type {cls!r}")
     return KERNELS_BY_SPEC[cls]

@@ -1,9 +1,11 @@
 """Calling compiled kernels without numba's per-call type dispatch.
 
-Numba resolves argument types on every call; for record arrays and the spec namedtuple that
+Numba resolves argument types on every call; for record arrays and the spec record that
 costs about 15 us -- more than a whole single-game step. :class:`FastCall` resolves them once
-and then calls the compiled entry point directly, as long as the arrays keep their dtype and
-stay C-contiguous (otherwise it falls back to the ordinary dispatcher).
+and then calls the compiled entry point directly, as long as the arrays and records keep
+their dtype (the same dtype object) and the arrays stay C-contiguous (otherwise it falls back
+to the ordinary dispatcher). Spec records of one layout share one dtype object
+(:func:`core.spec.spec_record`), so every variant of that layout takes the fast path.
 """
 
 from __future__ import annotations
@@ -28,8 +30,12 @@ class FastCall:
             return False
         for a, dtype in zip(args, self.dtypes):
             # identity, not equality: comparing record dtypes field by field costs microseconds
-            if dtype is not None and (not isinstance(a, np.ndarray) or a.dtype is not dtype
-                                      or not a.flags.c_contiguous):
+            if dtype is None:
+                continue
+            if isinstance(a, np.ndarray):
+                if a.dtype is not dtype or not a.flags.c_contiguous:
+                    return False
+            elif not isinstance(a, np.void) or a.dtype is not dtype:
                 return False
         return True
 
@@ -41,5 +47,6 @@ class FastCall:
                                       for a in args):
             signature = tuple(self.kernel.typeof_pyval(a) for a in args)
             self.entry = self.kernel.overloads[signature].entry_point
-            self.dtypes = tuple(a.dtype if isinstance(a, np.ndarray) else None for a in args)
+            self.dtypes = tuple(a.dtype if isinstance(a, (np.ndarray, np.void)) else None
+                                for a in args)
         return out

@@ -37,7 +37,7 @@ from ..cards import JOKER_FACE, NUM_RANKS
 from ..solver import OBJ_CREDIT, make_workspace, solve_multiset_ws
 from .batch import register_kernels
 from .rules import (
-    apply_layoff, apply_meld, begin_game, card_face_now, deal, draw_stock, hand_mask_bits,
+    apply_layoff, apply_meld, begin_game, card_face_now, deal, draw_stock, end_face, hand_mask_bits,
     hand_size_of, hand_view, is_wild, layoff_card, layoff_position, leave_hand, place_on_table,
     random_below, resolve_meld, shuffle_deck, SET,
 )
@@ -315,6 +315,39 @@ def turn_can_end(s, spec, p):
 
 
 @njit(cache=True)
+def keeps_free_card(s, spec, p, used, n):
+    """Whether p still holds a card not taken this turn once the ``n`` cards ``used`` leave
+    the hand: then the turn can end (:func:`turn_can_end`) without playing the placement
+    out."""
+    for c in range(spec.num_cards):
+        if s.loc[c] == LOC_HAND + p and s.taken[c] == 0:
+            gone = False
+            for i in range(n):
+                if used[i] == c:
+                    gone = True
+            if not gone:
+                return True
+    return False
+
+
+@njit(cache=True)
+def layers_without(s, spec, p, used, n):
+    """p's hand layers (:func:`hand_layers`) after the ``n`` hand cards ``used`` leave it."""
+    once, twice, jokers = hand_layers(s, spec, p)
+    for i in range(n):
+        f = card_face_now(s, spec, used[i])
+        if f == JOKER_FACE:
+            jokers -= 1
+            continue
+        bit = np.uint64(1) << np.uint64(f)
+        if twice & bit:
+            twice &= ~bit
+        else:
+            once &= ~bit
+    return once, twice, jokers
+
+
+@njit(cache=True)
 def joker_meld_exists(spec, once, jokers):
     """GE-6: a new meld of the freed joker with at least two naturals from hand."""
     for t in range(spec.num_templates):
@@ -322,6 +355,19 @@ def joker_meld_exists(spec, once, jokers):
         if naturals >= 2 and k >= 1:
             return True
     return False
+
+
+@njit(cache=True)
+def fillable_templates(spec, held, nj):
+    """The templates a hand of faces ``held`` and ``nj`` jokers can fill (:func:`fill`): the
+    only ones :func:`meld_offered` may accept, found without its per-call cost."""
+    out = np.empty(spec.num_templates, np.int64)
+    n = 0
+    for t in range(spec.num_templates):
+        if fill(spec, t, held, nj)[0] >= 0:
+            out[n] = t
+            n += 1
+    return out[:n]
 
 
 @njit(cache=True)
@@ -344,14 +390,19 @@ def meld_offered(s, spec, t, p, held, work, ws, face_card, jokers, nj, no_face_u
                 has_joker = True
         if not has_joker or n - 1 < 2:
             return False
-    work[0] = s
-    w = work[0]
-    apply_meld(w, spec, t, used, decl, n)
     if not is_open and spec.open_min > 0:
-        once, twice, nj_after = hand_layers(w, spec, p)
+        once, twice, nj_after = layers_without(s, spec, p, used, n)
+        pending = pending_face(s, spec)
+        for i in range(n):
+            if used[i] == s.obligation:
+                pending = -1
         total = s.open_total + spec.t_total[t]
-        return opening_reachable(spec, ws, once, twice, nj_after, total, pending_face(w, spec))
-    return turn_can_end(w, spec, p)
+        return opening_reachable(spec, ws, once, twice, nj_after, total, pending)
+    if keeps_free_card(s, spec, p, used, n):
+        return True
+    work[0] = s
+    apply_meld(work[0], spec, t, used, decl, n)
+    return turn_can_end(work[0], spec, p)
 
 
 @njit(cache=True)
@@ -371,7 +422,7 @@ def some_meld_offered(s, spec, p, work, ws):
     """Whether any ``meld`` is legal in position ``s`` (after a swap: the freed joker's meld)."""
     face_card, jokers, nj, no_face_up, used, decl, removed = meld_scratch(s, spec, p)
     held = hand_mask_bits(face_card)
-    for t in range(spec.num_templates):
+    for t in fillable_templates(spec, held, nj):
         if meld_offered(s, spec, t, p, held, work, ws, face_card, jokers, nj, no_face_up, used,
                         decl, removed):
             return True
@@ -402,7 +453,7 @@ def legal_mask(s, spec, mask, scratch):
     face_card, jokers, nj, no_face_up, used, decl, removed = meld_scratch(s, spec, p)
     held = hand_mask_bits(face_card)
     ws = make_workspace(spec.num_templates)
-    for t in range(spec.num_templates):
+    for t in fillable_templates(spec, held, nj):
         if meld_offered(s, spec, t, p, held, scratch, ws, face_card, jokers, nj, no_face_up, used,
                         decl, removed):
             mask[spec.a_meld + t] = 1
@@ -416,8 +467,10 @@ def legal_mask(s, spec, mask, scratch):
     for m in range(spec.max_melds):
         if s.m_kind[m] == MELD_EMPTY:
             continue
-        for f in range(JOKER_FACE):
-            if layoff_offered(s, spec, p, m, f, face_card, jokers, nj, no_face_up, scratch):
+        for end in range(4):
+            f = end_face(s, m, end)
+            if f >= 0 and layoff_offered(s, spec, p, m, f, face_card, jokers, nj, no_face_up,
+                                         scratch):
                 mask[spec.a_layoff + m * JOKER_FACE + f] = 1
         for k in range(MELD_WIDTH):
             j = s.m_cards[m, k]
@@ -439,6 +492,8 @@ def layoff_offered(s, spec, p, m, f, face_card, jokers, nj, no_face_up, work):
         return False
     if spec.faces_once and table_faces(s, spec) >> np.uint64(f) & np.uint64(1):   # D3
         return False
+    if keeps_free_card(s, spec, p, np.full(1, c, np.int16), 1):
+        return True
     work[0] = s
     apply_layoff(work[0], spec, m, f, c)
     return turn_can_end(work[0], spec, p)

@@ -1,0 +1,76 @@
+"""The compiled rules' spec record (core/spec.py): the namedtuple frozen into one numpy record."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numba import njit
+
+from mountain_rummy_env import make_variant
+from mountain_rummy_env.core import batch
+from mountain_rummy_env.core.dispatch import FastCall
+from mountain_rummy_env.core.spec import Spec, replace_spec, spec_class_of, spec_record
+
+VARIANTS = [("mountain", {}), ("gin", {}), ("german", {"num_players": 4}),
+            ("crazy", {"num_players": 4}), ("robbers", {"num_players": 4})]
+
+
+@pytest.mark.parametrize("name,options", VARIANTS)
+def test_record_holds_every_namedtuple_field(name, options):
+    variant = make_variant(name, **options)
+    spec = variant.spec
+    cls = spec_class_of(spec)
+    assert cls in batch.KERNELS_BY_SPEC and batch.kernels_of(spec) is batch.KERNELS_BY_SPEC[cls]
+    for field in cls._fields:
+        assert field in spec.dtype.names
+    assert spec.num_cards == variant.deck.num_cards
+    assert np.array_equal(spec.card_face, variant.deck.face_table())
+    assert spec_class_of(spec.dtype) is cls
+
+
+def test_one_dtype_object_per_layout():
+    """Numba knows a record's type by its dtype object's address, FastCall by identity: a
+    layout keeps one dtype object, alive for good (a freed one once had its address reused
+    by Crazy's, and Crazy's record was read as German's, giving empty masks)."""
+    a = make_variant("german", num_players=4).spec
+    b = make_variant("german", num_players=6).spec
+    c = make_variant("crazy", num_players=4).spec
+    assert a.dtype is b.dtype and (a.num_players, b.num_players) == (4, 6)
+    assert a.dtype is not c.dtype
+
+
+def test_replace_spec_copies_and_checks_names():
+    spec = make_variant("mountain").spec
+    short = replace_spec(spec, hand_size=7)
+    assert (short.hand_size, spec.hand_size) == (7, 13)
+    assert short.dtype is spec.dtype
+    with pytest.raises(KeyError, match="no field 'hand_sizes'"):
+        replace_spec(spec, hand_sizes=7)
+    with pytest.raises(KeyError):
+        replace_spec(spec, kind_Spec=1)
+
+
+def test_spec_record_refuses_other_field_types():
+    fields = dict(zip(Spec._fields, make_variant("mountain").spec.tolist()[1:]))
+    fields["num_players"] = "two"
+    with pytest.raises(TypeError, match="num_players"):
+        spec_record(Spec(**fields))
+
+
+def test_not_a_spec_record():
+    with pytest.raises(TypeError, match="not a spec record"):
+        spec_class_of(np.zeros(1, [("x", np.int64)])[0])
+
+
+@njit
+def _read_x(record):
+    return record.x
+
+
+def test_fastcall_takes_the_dispatcher_for_another_record_layout():
+    """A compiled entry point accepts a record of any layout and reads it by its own, so
+    FastCall checks the record's dtype as it does an array's."""
+    first = np.array([(7,)], [("x", np.int64)])[0]
+    second = np.array([(1, 9)], [("pad", np.int64), ("x", np.int64)])[0]
+    call = FastCall(_read_x)
+    assert [call(first), call(second), call(first)] == [7, 9, 7]

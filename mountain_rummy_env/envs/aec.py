@@ -12,7 +12,7 @@
 | Action Shape       | Discrete(1845) (default options; `num_jokers` changes it)   |
 | Action Values      | Discrete(1845)                                              |
 | Observation Shape  | (1809,) flat, or (60, 54) with `observation_layout="planes"` |
-| Observation Values | [-1, 1] (binary features 0/1)                               |
+| Observation Values | [-1, 1] (binary features 0/1); int8 with `obs_dtype="int8"`  |
 | State Shape        | (2025,)                                                     |
 
 Mountain Rummy (docs/mountain_rummy.md) for two players: draw from the stock or take any card of

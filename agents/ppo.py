@@ -25,7 +25,9 @@ the adviser whose move the policy sees (:data:`HINTS`; absent or ``"none"``: no 
 hinted policy's input is the observation plus id columns, the adviser's move for that
 position (and, with slots, its candidate moves), and its logits add ``head.hint_weight``
 to that move (:mod:`agents.ppo_nets`); a shortlist hint also narrows the moves it
-chooses from (:func:`advise`).
+chooses from (:func:`advise`). An optional ``"obs_dtype"`` (``"float32"`` when absent, or
+``"int8"``: ``train_ppo --obs-dtype``) is the encoding the policy was trained on; the agent
+encodes in it and feeds the values to the network as float32, as SB3 did.
 
 ``state_dict`` holds the actor only: ``body.{0,2,..}.weight/bias`` (Linear layers with the
 activation between them) and ``head.weight/bias`` (the logits; hinted: and
@@ -188,6 +190,8 @@ def load_policy(path):
         return _CACHE[key]
     import torch
 
+    from mountain_rummy_env.envs.observation import obs_dtype_of
+
     from .ppo_nets import ACTIVATIONS, build_actor
 
     try:
@@ -207,6 +211,7 @@ def load_policy(path):
             raise ValueError(f"unknown action guard {meta['guard']!r} (known: {', '.join(GUARDS)})")
         if (meta.get("hint") or "none") not in HINTS:
             raise ValueError(f"unknown hint {meta['hint']!r} (known: {', '.join(HINTS)})")
+        obs_dtype_of(meta.get("obs_dtype") or "float32")
         hint = HINTS[meta.get("hint") or "none"]
         actor = build_actor(int(meta["observation_size"]), int(meta["num_actions"]),
                             [int(w) for w in meta["net_arch"]], meta["activation"],
@@ -261,6 +266,7 @@ class PPOAgent(Agent):
         self.adviser = None
         self._checked = None
         self._obs = None
+        self._view = None     # the encoder's output in the checkpoint's obs_dtype
 
     def reset(self) -> None:
         if self.adviser is not None:
@@ -273,7 +279,7 @@ class PPOAgent(Agent):
                                   f"not {variant!r}")
 
     def _check(self, variant) -> None:
-        from mountain_rummy_env.envs.observation import observation_size
+        from mountain_rummy_env.envs.observation import obs_dtype_of, observation_size
 
         from . import make_agent
 
@@ -288,6 +294,7 @@ class PPOAgent(Agent):
                 f"{self.meta.get('observation_size')}, {self.meta.get('num_actions')} actions) "
                 f"but this game is {variant.name!r} ({n_obs}, {n_act})")
         self._obs = np.zeros((1, n_obs + (0 if self.hint is None else self.hint.id_columns)), np.float32)
+        self._view = np.zeros((1, n_obs), obs_dtype_of(self.meta.get("obs_dtype") or "float32"))
         if self.hint is not None:
             self.adviser = make_agent(self.hint.spec, seed=int(self.rng.integers(2**31)),
                                       variant=variant.name)
@@ -301,7 +308,8 @@ class PPOAgent(Agent):
         v = view.variant
         self._check(v)
         encode_observations(view.public_state(), v.spec,
-                            np.array([view.player], np.int64), self._obs)
+                            np.array([view.player], np.int64), self._view)
+        self._obs[0, :self._view.shape[1]] = self._view[0]
         if ids is not None:
             self._obs[0, -len(ids):] = ids
         return self._obs

@@ -351,14 +351,14 @@ def rearrange_rows(rows: list[dict]) -> list[tuple]:
              if r is not milp else "1x", f"{r['agree'][0]}/{r['agree'][1]}") for r in rows]
 
 
-def bench_memory(variant: str = "mountain", batch: int = 1024) -> dict:
+def bench_memory(variant: str = "mountain", batch: int = 1024, obs_dtype: str = "float32") -> dict:
     from mountain_rummy_env.envs.vector import RummyVectorEnv, sample_masked, seed_rng
 
     v = _variant(variant)
     gc.collect()
     rss0 = _rss()
     tracemalloc.start()
-    env = RummyVectorEnv(v, batch, seed=0)
+    env = RummyVectorEnv(v, batch, seed=0, obs_dtype=obs_dtype)
     obs, info = env.reset()
     rng = seed_rng(1, batch)
     acts = np.zeros(batch, np.int64)
@@ -369,7 +369,8 @@ def bench_memory(variant: str = "mountain", batch: int = 1024) -> dict:
     tracemalloc.stop()
     rss1 = _rss()
     core = v.dtype.itemsize + env._obs.itemsize * env._obs.shape[1] + v.num_actions
-    return {"variant": _label(variant), "batch": batch, "state_bytes": v.dtype.itemsize,
+    return {"variant": _label(variant), "obs_dtype": obs_dtype, "batch": batch,
+            "state_bytes": v.dtype.itemsize,
             "obs_bytes": env._obs.itemsize * env._obs.shape[1], "mask_bytes": v.num_actions,
             "core_bytes": core, "tracemalloc_peak_per_env": peak / batch,
             "rss_delta_per_env": (rss1 - rss0) / batch}
@@ -463,6 +464,53 @@ def profile_step(batch: int = 1024, seconds: float = 2.0) -> dict:
             "mask_us_by_phase": by_phase, "encode_us_alone": obs_us}
 
 
+def profile_aec(variant: str = "mountain", seconds: float = 2.0) -> dict:
+    """Microseconds per action of :func:`bench_aec`'s loop, split into: ``env.step`` (the
+    compiled rules call -- apply the action, refresh the mask -- and the Python around it),
+    ``env.last()`` (the observation encoder and the Python around it: mask copy, dicts) and
+    the loop's own random pick of a legal action."""
+    from mountain_rummy_env.registry import variant_info
+
+    env = variant_info(variant).import_env_module().env(**_options(variant))
+    rng = np.random.default_rng(0)
+    clock = {"kernel": 0.0, "encode": 0.0}
+
+    def timed(name, call):
+        def run(*args):
+            t = time.perf_counter()
+            out = call(*args)
+            clock[name] += time.perf_counter() - t
+            return out
+        return run
+
+    env.reset(seed=0)
+    obs, *_ = env.last()
+    env.step(int(np.flatnonzero(obs["action_mask"])[0]))   # binds the compiled calls: time them
+    game, encoder = env.unwrapped.game, env.unwrapped._encoder
+    game._step_single = (game._step_single[0], timed("kernel", game._step_single[1]))
+    encoder._bound = (encoder._bound[0], timed("encode", encoder._bound[1]))
+    t_step = t_last = t_pick = 0.0
+    steps = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        t = time.perf_counter()
+        obs, rew, term, trunc, info = env.last()
+        t_last += time.perf_counter() - t
+        if term or trunc:
+            env.reset()
+            continue
+        t = time.perf_counter()
+        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        t_pick += time.perf_counter() - t
+        t = time.perf_counter()
+        env.step(action)
+        t_step += time.perf_counter() - t
+        steps += 1
+    per = 1e6 / steps
+    return {"variant": _label(variant), "step_us": t_step * per, "kernel_us": clock["kernel"] * per,
+            "last_us": t_last * per, "encode_us": clock["encode"] * per, "pick_us": t_pick * per}
+
+
 # --------------------------------------------------------------------------------------
 # report
 
@@ -484,6 +532,8 @@ def _plain_table(title, header, rows) -> list[str]:
 
 
 def run_all(seconds: float, batches, peers: bool = True, profile: bool = True):
+    from mountain_rummy_env.envs.observation import OBS_DTYPES
+
     env_rows, aec_rows = [], {}
     for variant in ("gin", "mountain", *MANY_SEATS):
         rows = [bench_vector(variant, b, seconds) for b in batches]
@@ -503,9 +553,11 @@ def run_all(seconds: float, batches, peers: bool = True, profile: bool = True):
             if row:
                 peer_rows.append(row)
     solver_rows = bench_solvers(seconds)
-    mems = [bench_memory(v) for v in ("mountain", "german", "robbers")]
+    mems = [bench_memory(v, obs_dtype=dtype) for v in ("mountain", "german", "robbers")
+            for dtype in OBS_DTYPES]
     rearrange = bench_rearrange(seconds)
     prof = profile_step(1024, min(seconds, 3.0)) if profile else None
+    aec_prof = [profile_aec(v, min(seconds, 3.0)) for v in ("gin", "mountain")] if profile else []
 
     os_row = next((r for r in peer_rows if r["name"].startswith("OpenSpiel")), None)
     rl_row = next((r for r in peer_rows if r["name"].startswith("RLCard")), None)
@@ -542,10 +594,11 @@ def run_all(seconds: float, batches, peers: bool = True, profile: bool = True):
     table(REARRANGE_TITLE, REARRANGE_HEADER, rearrange_rows(rearrange))
 
     table(f"Memory per env (vector env, batch {mems[0]['batch']})",
-          ("variant", "state B", "obs B (float32)", "mask B", "state+obs+mask B",
+          ("variant", "obs_dtype", "state B", "obs B", "mask B", "state+obs+mask B",
            "tracemalloc peak B/env", "RSS delta B/env"),
-          [(m["variant"], m["state_bytes"], m["obs_bytes"], m["mask_bytes"], m["core_bytes"],
-            _fmt(m["tracemalloc_peak_per_env"]), _fmt(m["rss_delta_per_env"])) for m in mems])
+          [(m["variant"], m["obs_dtype"], m["state_bytes"], m["obs_bytes"], m["mask_bytes"],
+            m["core_bytes"], _fmt(m["tracemalloc_peak_per_env"]), _fmt(m["rss_delta_per_env"]))
+           for m in mems])
 
     if prof:
         prow = [("actions per learner step", f"{prof['actions_per_learner_step']:.2f}"),
@@ -557,6 +610,14 @@ def run_all(seconds: float, batches, peers: bool = True, profile: bool = True):
         for name, (us, share) in prof["mask_us_by_phase"].items():
             prow.append((f"legal_mask alone, {name} phase ({share:.0%} of positions), us", f"{us:.1f}"))
         table(f"Where the time goes (vector env, batch {prof['batch']})", ("item", "value"), prow)
+    if aec_prof:
+        table("Where the time goes (AEC env, us per action of the benchmark loop)",
+              ("env", "step", "  rules kernel", "  Python", "last()", "  encoder", "  Python",
+               "loop's random pick"),
+              [(f"{p['variant']} AEC env", f"{p['step_us']:.1f}", f"{p['kernel_us']:.1f}",
+                f"{p['step_us'] - p['kernel_us']:.1f}", f"{p['last_us']:.1f}",
+                f"{p['encode_us']:.1f}", f"{p['last_us'] - p['encode_us']:.1f}",
+                f"{p['pick_us']:.1f}") for p in aec_prof])
 
     targets = []
     for variant, factor in (("gin", 10), ("mountain", 5)):
@@ -570,6 +631,10 @@ def run_all(seconds: float, batches, peers: bool = True, profile: bool = True):
             row = aec_rows[variant]
             targets.append(f"target: {variant} AEC env >= 2x RLCard steps/s -> "
                            f"{row['steps_s'] / rl_row['steps_s']:.2f}x")
+    compact = next(m for m in mems if m["variant"] == "mountain" and m["obs_dtype"] == "int8")
+    peak = compact["tracemalloc_peak_per_env"] / 1000
+    targets.append(f"target: mountain vector env peak memory <= 16 kB per env at batch "
+                   f"{compact['batch']} (int8) -> {peak:.1f} kB")
     single = next((r for r in solver_rows if r["name"].startswith("ours: single")), None)
     if single:
         targets.append(f"target: solver >= 1,000,000 11-card hands/s -> {_fmt(single['hands_s'])}")

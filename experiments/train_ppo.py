@@ -83,6 +83,7 @@ def _variant_default(p, table: dict, variant: str, flag: str) -> str:
 
 
 def parse_args(argv=None):
+    from mountain_rummy_env.envs.observation import OBS_DTYPES
     from mountain_rummy_env.registry import DEFAULT_VARIANT, variant_names
 
     p = argparse.ArgumentParser(prog="python -m experiments.train_ppo",
@@ -99,6 +100,10 @@ def parse_args(argv=None):
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
     g = p.add_argument_group("env and opponents")
     g.add_argument("--num-envs", type=int, default=32, help="games stepped together")
+    g.add_argument("--obs-dtype", choices=OBS_DTYPES, default="float32",
+                   help="observation dtype of the env and the rollout buffer: int8 takes a "
+                        "quarter of the memory (scaled features enter the network as "
+                        "round(127 x)); recorded in the checkpoint, which plays with the same")
     g.add_argument("--reward", choices=("margin", "win"), default="margin",
                    help="per hand: point margin, or +1/0/-1 by its sign")
     g.add_argument("--reward-scale", type=float, default=0.01, help="multiplies the margin reward")
@@ -329,7 +334,7 @@ def make_venv(args, opponent):
     module = variant_info(args.variant).import_env_module()
     opts = json.loads(args.variant_options)     # episodes: the variant's default, one hand
     venv = module.vector_env(num_envs=args.num_envs, seed=args.seed, opponent=opponent,
-                             learner_seat="rotate", **opts)
+                             learner_seat="rotate", obs_dtype=args.obs_dtype, **opts)
     opponent.bind(venv)
     guard = opponent.guard = GUARDS[args.guard]
     every_game = np.arange(venv.num_envs)
@@ -494,7 +499,7 @@ def policy_meta(venv, args, steps: int) -> dict:
             "num_actions": int(venv.action_space.n),
             "net_arch": [int(w) for w in args.net_arch.split(",")],
             "activation": args.activation, "env_steps": int(steps), "guard": args.guard,
-            "hint": args.hint}
+            "hint": args.hint, "obs_dtype": args.obs_dtype}
 
 
 # ---------------------------------------------------------------------------------------
@@ -556,7 +561,7 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
 
 def collect_teacher_moves(variant, teacher: str, opponents, hands: int, seed: int, *,
                           reward: str = "margin", reward_scale: float = 0.01, student=None,
-                          guard=None) -> dict:
+                          guard=None, obs_dtype: str = "float32") -> dict:
     """Play ``hands`` hands of ``teacher`` (a ``make_agent`` spec; its seat alternates)
     against opponents drawn from ``opponents`` (``[(spec, weight)]``, ``"teacher"`` = a
     second copy of the teacher, both of whose seats are recorded) and record, at every
@@ -566,7 +571,8 @@ def collect_teacher_moves(variant, teacher: str, opponents, hands: int, seed: in
 
     With ``student`` (an actor network) the recorded seat plays the student's argmax move
     while the teacher only labels it (DAgger); ``agree`` counts matches. With ``guard`` (an
-    action guard of :data:`agents.ppo.GUARDS`) the recorded mask is the guarded one.
+    action guard of :data:`agents.ppo.GUARDS`) the recorded mask is the guarded one;
+    ``obs_dtype`` is the encoding the policy trains on (the env's).
     """
     from mountain_rummy_env import Game, player_view
     from mountain_rummy_env.core.state import EVENT_NONE
@@ -576,7 +582,7 @@ def collect_teacher_moves(variant, teacher: str, opponents, hands: int, seed: in
     from agents.ppo import masked_logits
 
     game = Game(variant, 1)
-    buf = np.zeros((1, observation_size(variant)), np.float32)
+    buf = np.zeros((1, observation_size(variant)), obs_dtype)
     specs = [s for s, _ in opponents]
     w = np.array([w for _, w in opponents], np.float64)
     w /= w.sum()
@@ -746,7 +752,8 @@ def warm_start(model, venv, args, run: Path, log) -> dict:
     guard = GUARDS[args.guard]
     t0 = time.time()
     data = collect_teacher_moves(variant, args.bc_teacher, pool, args.bc_hands, args.seed,
-                                 reward=args.reward, reward_scale=args.reward_scale, guard=guard)
+                                 reward=args.reward, reward_scale=args.reward_scale, guard=guard,
+                                 obs_dtype=args.obs_dtype)
     t_collect = time.time() - t0
     log(f"[bc] teacher {args.bc_teacher!r}: {args.bc_hands} hands, {len(data['actions'])} moves, "
         f"{data['env_steps']} env steps in {t_collect:.0f}s")
@@ -762,7 +769,8 @@ def warm_start(model, venv, args, run: Path, log) -> dict:
         t = time.time()
         extra = collect_teacher_moves(variant, args.bc_teacher, pool, args.bc_dagger_hands,
                                       args.seed + 1000 * (r + 1), reward=args.reward,
-                                      reward_scale=args.reward_scale, student=student, guard=guard)
+                                      reward_scale=args.reward_scale, student=student, guard=guard,
+                                      obs_dtype=args.obs_dtype)
         on_policy = extra["agree"] / max(len(extra["actions"]), 1)
         log(f"[bc] DAgger round {r + 1}: the clone agrees with the teacher on {on_policy:.3f} of "
             f"{len(extra['actions'])} moves of its own hands ({time.time() - t:.0f}s)")

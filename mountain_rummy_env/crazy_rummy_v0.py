@@ -23,7 +23,8 @@ swaps (`swap 7H m3`) once the seat has melded, then `discard 3C`; going out take
 discard. Observations list the seats relative to the observer (me, next, ...) padded to six
 (docs/observation.md), and say the round and its wild rank.
 
-`env(render_mode=None, reward="margin", observation_layout="flat", **config)` with
+`env(render_mode=None, reward="margin", observation_layout="flat", obs_dtype="float32",
+**config)` with
 `config` for `crazy_variant` (`num_players`, `episode` "round" or "game", `round` 1-13,
 `max_turns`). Hand points are minus the cards left in hand (0 for the seat that went out).
 Rewards per seat: `margin` is own points minus the mean of the other seats' (zero-sum),

@@ -106,6 +106,10 @@ class Game:
         self._one_action = np.zeros(1, dtype=np.int64)
         self._scratch = np.zeros(rules.SCRATCH_RECORDS, dtype=variant.dtype)
         self._next_decks: dict[int, list[np.ndarray]] = {}   # game -> scripted decks of its next hands
+        self._step_single = None    # (states, bound step_batch) of a batch of one
+
+    def __getstate__(self):  # copies and pickles bind the compiled step again on first use
+        return {**self.__dict__, "_step_single": None}
 
     @property
     def batch_size(self) -> int:
@@ -234,14 +238,21 @@ class Game:
         if isinstance(action, bool) or not isinstance(action, (int, np.integer)) \
                 or not 0 <= action < self.variant.num_actions or not self.masks[index, action]:
             raise IllegalActionError(self.illegal_reason(index, action))
-        sl = slice(index, index + 1)
-        events = self.events[sl]
         self._one_action[0] = action
-        self._call["step_batch"](self.states[sl], self.spec, self._one_action, self.masks[sl],
-                                 events, self._scratch)
-        if events[0] == EVENT_HAND_OVER and self.spec.episode_game:
+        if self.batch_size == 1:    # a single game: the compiled call bound to its arrays
+            if self._step_single is None or self._step_single[0] is not self.states:
+                self._step_single = (self.states, self._call["step_batch"].bind(
+                    self.states, self.spec, self._one_action, self.masks, self.events,
+                    self._scratch))
+            self._step_single[1]()
+        else:
+            sl = slice(index, index + 1)
+            self._call["step_batch"](self.states[sl], self.spec, self._one_action, self.masks[sl],
+                                     self.events[sl], self._scratch)
+        event = int(self.events[index])
+        if event == EVENT_HAND_OVER and self.spec.episode_game:
             self._deal_scripted(index)
-        return int(events[0])
+        return event
 
     def illegal_reason(self, index: int, action) -> str:
         s = self.states[index]
@@ -347,6 +358,7 @@ class Game:
         other._one_action = np.zeros(1, dtype=np.int64)
         other._scratch = np.zeros_like(self._scratch)
         other._next_decks = {b: list(q) for b, q in self._next_decks.items()}
+        other._step_single = None
         return other
 
     def describe(self, index: int, action: int, before: np.void, viewer: int | None = None) -> str:

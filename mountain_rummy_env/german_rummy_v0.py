@@ -23,7 +23,8 @@ exchanges (`swap 7H m3`) once the seat has opened with 40 points from its own ha
 to the observer (me, next, ...) padded to six (docs/observation.md), so one policy can sit at
 any table size.
 
-`env(render_mode=None, reward="margin", observation_layout="flat", **config)` with
+`env(render_mode=None, reward="margin", observation_layout="flat", obs_dtype="float32",
+**config)` with
 `config` for `german_variant` (`num_players`, `max_turns`, `episode`). Rewards per seat:
 `margin` is own hand points minus the mean of the other seats' (zero-sum), `points` the
 hand points (general-sum), `win` +1 for the seat that went out and -1/(n-1) for the others

@@ -21,7 +21,8 @@ Gin Rummy (docs/gin_rummy.md) on the same core, adapters and observation encodin
 defender lays off (`layoff 9H`, `pass`, not after gin) and melds (`meld ...`, `pass`).
 Actions, phases and the OpenSpiel mapping: `docs/gin_rummy.md`.
 
-`env(render_mode=None, reward="margin", observation_layout="flat", **config)` with
+`env(render_mode=None, reward="margin", observation_layout="flat", obs_dtype="float32",
+**config)` with
 `config` for `gin_variant` (`knock_card`, `gin_bonus`, `undercut_bonus`, `tie_is_undercut`,
 `openspiel_compatible`, `max_turns`, `episode`, `target_score`). `reward="margin"` is the
 zero-sum hand result (OpenSpiel's returns with `openspiel_compatible=True`). Reward modes,

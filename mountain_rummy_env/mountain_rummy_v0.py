@@ -1,6 +1,6 @@
 """PettingZoo AEC / parallel Mountain Rummy, version 0 (see :mod:`mountain_rummy_env.envs.aec`).
 
-``env(**config)`` (wrapped like the classic envs), ``raw_env``, ``parallel_env(**config)``,
+``env(**config)`` (plays like the classic envs), ``raw_env``, ``parallel_env(**config)``,
 ``vector_env(num_envs, ...)`` and the Gymnasium single-agent ``SingleAgentEnv`` (id
 ``MountainRummy-v0``), built from the variant registry (:mod:`mountain_rummy_env.envs.game_module`).
 """

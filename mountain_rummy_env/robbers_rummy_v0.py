@@ -22,7 +22,8 @@ A turn is plays and at most one `draw stock`: a play is edits of the table -- `m
 play again, then `end turn`; `pass` when the stock is empty. The first seat to empty its
 hand wins; the others lose their hand values.
 
-`env(render_mode=None, reward="margin", observation_layout="flat", **config)` with
+`env(render_mode=None, reward="margin", observation_layout="flat", obs_dtype="float32",
+**config)` with
 `config` for `robbers_variant` (`num_players`, `num_jokers`, `around_the_corner`,
 `max_edits`, `max_turns`, `episode`); rewards as for `german_rummy_v0` (docs/rewards.md).
 

@@ -260,6 +260,108 @@ def test_reset_options_set_a_position():
         env.reset(seed=3, options={"dealer": 5})
 
 
+def test_order_and_bounds_checks_without_wrappers():
+    """env() is the raw class (no wrapper layers) and keeps the checks of PettingZoo's
+    OrderEnforcingWrapper and AssertOutOfBoundsWrapper."""
+    e = mountain_rummy_v0.env()
+    assert type(e) is mountain_rummy_v0.raw_env and e.unwrapped is e
+    for name in ("agents", "num_agents", "rewards", "terminations", "infos", "agent_selection"):
+        with pytest.raises(AttributeError, match=f"{name} cannot be accessed before reset"):
+            getattr(e, name)
+    with pytest.raises(AttributeError, match="agent_selection cannot be accessed before reset"):
+        e.last()
+    for call in (lambda: e.step(0), lambda: e.observe("player_0"), e.state, e.agent_iter, e.render):
+        with pytest.raises(AssertionError, match="reset"):
+            call()
+    e.reset(seed=1)
+    with pytest.raises(AssertionError, match="step\\(\\) or reset\\(\\)"):
+        for _ in e.agent_iter():
+            pass                                    # no step between two agents
+    for bad in (10**6, -1, None, 1.5):              # outside Discrete(n): raises in every mode
+        for env in (e, mountain_rummy_v0.raw_env()):
+            env.reset(seed=1)
+            with pytest.raises(IllegalActionError, match="not in the action space"):
+                env.step(bad)
+            assert not any(env.terminations.values())
+    e.step(_illegal(e))                              # in the space but illegal: terminates
+    for agent in e.agent_iter():
+        e.step(None)
+    assert not e.agents
+    from pettingzoo.utils.env_logger import EnvLogger
+    EnvLogger.flush()
+    e.step(None)
+    assert EnvLogger.mqueue and "step() called after all agents" in EnvLogger.mqueue[-1]
+
+
+def test_observations_encoded_once_per_step():
+    """observe() encodes on request and returns the same arrays until the next step."""
+    e = mountain_rummy_v0.env()
+    e.reset(seed=4)
+    agent = e.agent_selection
+    first = e.observe(agent)
+    again, *_ = e.last()
+    assert again["observation"] is first["observation"]
+    assert again["action_mask"] is first["action_mask"]
+    e.step(int(np.flatnonzero(first["action_mask"])[0]))
+    after = e.observe(agent)
+    assert after["observation"] is not first["observation"]
+    assert not np.array_equal(after["observation"], first["observation"])
+
+
+@pytest.mark.parametrize("bad", ["float16", "uint8", "bool", "int", None, 8])
+def test_obs_dtype_bad_values_name_the_allowed_ones(bad):
+    from mountain_rummy_env.envs.vector import RummyVectorEnv
+    for make in (mountain_rummy_v0.raw_env, mountain_rummy_v0.env, mountain_rummy_v0.parallel_env,
+                 SingleAgentEnv, lambda obs_dtype: RummyVectorEnv(VARIANT, 2, obs_dtype=obs_dtype),
+                 lambda obs_dtype: mountain_rummy_v0.vector_env(2, obs_dtype=obs_dtype)):
+        with pytest.raises(ConfigError, match="obs_dtype must be one of 'float32', 'int8'"):
+            make(obs_dtype=bad)
+
+
+def _quantised(f, layout="flat"):
+    """The int8 encoding of float32 observations ``f``: scaled features x 127, rounded."""
+    scale = 1 / O.observation_scale(VARIANT, layout)
+    return np.floor(f * scale + 0.5).astype(np.int8)
+
+
+@pytest.mark.parametrize("layout", ["flat", "planes"])
+def test_int8_aec_observations_carry_the_float32_information(layout):
+    """obs_dtype='int8' gives the float32 observation quantised (binary features equal, scaled
+    ones round(127 x)), a quarter of the bytes; observation_scale turns it back."""
+    f_env = mountain_rummy_v0.env(observation_layout=layout)
+    q_env = mountain_rummy_v0.env(observation_layout=layout, obs_dtype=np.int8)
+    scale = O.observation_scale(VARIANT, layout)
+    rng = np.random.default_rng(0)
+    for env in (f_env, q_env):
+        env.reset(seed=6)
+    for step in range(300):
+        for agent in f_env.agents:
+            f, q = f_env.observe(agent), q_env.observe(agent)
+            assert q["observation"].dtype == np.int8
+            assert q["observation"].nbytes * 4 == f["observation"].nbytes
+            assert q in q_env.observation_space(agent)
+            assert np.array_equal(q["observation"], _quantised(f["observation"], layout))
+            assert np.abs(q["observation"] * scale - f["observation"]).max() <= 0.5 / 127 + 1e-6
+            assert np.array_equal(q["action_mask"], f["action_mask"])
+        obs, _, term, trunc, _ = f_env.last()
+        action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        for env in (f_env, q_env):
+            env.step(action)
+        if not f_env.agents:
+            break
+    assert step > 20
+    assert np.array_equal(q_env.state(), f_env.state())
+
+
+def test_pettingzoo_suites_with_int8_observations():
+    from pettingzoo.test import api_test, parallel_api_test, seed_test
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(mountain_rummy_v0.env(obs_dtype="int8"), num_cycles=200)
+        seed_test(lambda **kw: mountain_rummy_v0.env(obs_dtype="int8", **kw), num_cycles=200)
+        parallel_api_test(mountain_rummy_v0.parallel_env(obs_dtype="int8"), num_cycles=200)
+
+
 # ---------------------------------------------------------------------------------------
 # rewards (MR-12, MR-13, MR-14)
 
@@ -476,6 +578,27 @@ def test_gymnasium_and_sb3_check_env():
     # every registered Gymnasium id: tests/test_registry.py
 
 
+def test_single_agent_int8_observations():
+    """obs_dtype='int8': the checkers pass, and each observation is the float32 one quantised."""
+    from gymnasium.utils.env_checker import check_env
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(SingleAgentEnv(illegal_action="terminate", obs_dtype="int8"))
+        sb3_check_env(SingleAgentEnv(illegal_action="terminate", obs_dtype="int8"))
+    f_env, q_env = SingleAgentEnv(seat=1), SingleAgentEnv(seat=1, obs_dtype="int8")
+    assert q_env.observation_space.dtype == np.int8
+    f, _ = f_env.reset(seed=2)
+    q, _ = q_env.reset(seed=2)
+    for _ in range(100):
+        assert q in q_env.observation_space and np.array_equal(q, _quantised(f))
+        action = int(np.flatnonzero(f_env.action_masks())[0])
+        f, _, done, _, _ = f_env.step(action)
+        q, *_ = q_env.step(action)
+        if done:
+            break
+
+
 def test_single_agent_registered_and_plays():
     env = gymnasium.make("MountainRummy-v0", seat=1)
     obs, info = env.reset(seed=4)
@@ -551,11 +674,12 @@ def test_single_agent_seeded_reset_is_deterministic():
             break
 
 
-def test_maskable_ppo_smoke():
+@pytest.mark.parametrize("obs_dtype", ["float32", "int8"])
+def test_maskable_ppo_smoke(obs_dtype):
     torch = pytest.importorskip("torch")
     from sb3_contrib import MaskablePPO
     torch.set_num_threads(1)
-    env = SingleAgentEnv(seat="rotate")
+    env = SingleAgentEnv(seat="rotate", obs_dtype=obs_dtype)
     model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=1, seed=0,
                         policy_kwargs={"net_arch": [64]}, verbose=0)
     model.learn(total_timesteps=256)

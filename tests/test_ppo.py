@@ -535,3 +535,30 @@ def test_departure_noise_measures_single_departures_against_the_rules_replay(cap
     assert "| any |" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         parse_args(["--depart", "2"])
+
+
+def test_int8_training_records_the_dtype_and_plays_on_the_same_encoding(tmp_path):
+    """--obs-dtype int8: the env, the rollout buffer and the checkpoint use the int8 encoding,
+    and the agent feeds the network what the env gave the learner."""
+    from mountain_rummy_env import Game, mountain_variant
+    from mountain_rummy_env.envs.observation import encode_observations
+    from mountain_rummy_env.game import player_view
+
+    from experiments.train_ppo import main
+
+    run = tmp_path / "int8"
+    main(TINY[:1] + ["512"] + TINY[2:] + ["--run-dir", str(run), "--opponents", "random:1,self:1",
+                                          "--eval-opponents", "random", "--obs-dtype", "int8"])
+    assert json.loads((run / "policy.json").read_text())["obs_dtype"] == "int8"
+    agent = make_agent(f"ppo:path={run / 'policy.pt'}", seed=0)
+    v = mountain_variant()
+    game = Game(v, 1)
+    game.reset(seed=2)
+    view = player_view(game, 0, game.current_player(0))
+    assert game.masks[0][agent.act(view, game.masks[0])]
+    env_obs = np.zeros((1, agent._obs.shape[1]), np.int8)
+    encode_observations(game.states, v.spec, np.array([view.player]), env_obs)
+    assert np.array_equal(agent.observe(view), env_obs.astype(np.float32))
+    assert np.abs(env_obs).max() > 1          # scaled features stayed x127
+    with pytest.raises(SystemExit):
+        main(TINY + ["--run-dir", str(tmp_path / "bad"), "--obs-dtype", "float16"])

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import gymnasium
+import numpy as np
 import pytest
 
 import mountain_rummy_env
@@ -51,6 +52,21 @@ def test_package_exports_and_env_module(name):
     assert e.render().startswith(f"{info.title} - hand 1")     # the title comes from the entry
     venv = module.vector_env(2, seed=0)
     assert venv.variant.name == name and info.title in module.vector_env.__doc__
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_surface_takes_the_compact_obs_dtype(name):
+    """obs_dtype='int8' on each variant's AEC env, Gymnasium id and vector env."""
+    info = VARIANTS[name]
+    module = info.import_env_module()
+    e = module.env(obs_dtype="int8")
+    e.reset(seed=0)
+    obs = e.observe(e.agent_selection)
+    assert obs["observation"].dtype == np.int8 and obs in e.observation_space(e.agent_selection)
+    single = gymnasium.make(info.gym_ids[0], obs_dtype="int8")
+    assert single.reset(seed=0)[0] in single.observation_space
+    venv = module.vector_env(2, seed=0, obs_dtype="int8")
+    assert venv.reset()[0].dtype == np.int8
 
 
 @pytest.mark.parametrize("name, env_id", [(i.name, g) for i in ENTRIES for g in i.gym_ids])

@@ -12,6 +12,7 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 from mountain_rummy_env import Game, IllegalActionError, mountain_variant
+from mountain_rummy_env.envs import observation as O
 from mountain_rummy_env.envs.observation import encode_observations, observation_size
 from mountain_rummy_env.envs.vector import RummyVectorEnv, sample_masked, seed_rng
 
@@ -246,6 +247,21 @@ def test_int8_observations_and_seat_options():
     obs, info = env.reset()
     assert obs.dtype == np.int8 and (info["learner_seat"] == 1).all()
     assert all(env.single_observation_space.contains(o) for o in obs)
+    # the same games in float32: int8 is the quantised float32 view (binary features equal)
+    ref = RummyVectorEnv(VARIANT, 4, seed=1, learner_seat=1)
+    f, _ = ref.reset()
+    scale = O.observation_scale(VARIANT)
+    rng = seed_rng(2, 4)
+    acts = np.zeros(4, np.int64)
+    for _ in range(50):
+        assert np.array_equal(obs, np.floor(f / scale + 0.5).astype(np.int8))
+        assert np.abs(obs * scale - f).max() <= 0.5 / 127 + 1e-6
+        sample_masked(info["action_mask"], rng, acts)
+        obs, _, term, _, info = env.step(acts)
+        f, *_ = ref.step(acts)
+        for b in np.flatnonzero(term):
+            assert info["final_obs"][b].dtype == np.int8
+    assert obs.nbytes * 4 == f.nbytes
     with pytest.raises(ValueError):
         RummyVectorEnv(VARIANT, 4, learner_seat=2)
     with pytest.raises(ValueError):

@@ -6,9 +6,14 @@ and then calls the compiled entry point directly, as long as the arrays and reco
 their dtype (the same dtype object) and the arrays stay C-contiguous (otherwise it falls back
 to the ordinary dispatcher). Spec records of one layout share one dtype object
 (:func:`core.spec.spec_record`), so every variant of that layout takes the fast path.
+:meth:`FastCall.bind` goes one step further for a call whose arguments are always the same
+objects (a single game's own arrays): it checks them once and returns a call without
+arguments.
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 import numpy as np
 
@@ -38,6 +43,13 @@ class FastCall:
             elif not isinstance(a, np.void) or a.dtype is not dtype:
                 return False
         return True
+
+    def bind(self, *args):
+        """``kernel(*args)`` as a call without arguments, checked once here: ``args`` must be
+        the same objects at every call (their contents may change, not their dtype or shape)."""
+        signature = tuple(self.kernel.typeof_pyval(a) for a in args)
+        self.kernel.compile(signature)
+        return partial(self.kernel.overloads[signature].entry_point, *args)
 
     def __call__(self, *args):
         if self.entry is not None and self._fits(args):

@@ -12,7 +12,7 @@
 | Action Shape       | Discrete(1845) (default options; `num_jokers` changes it)   |
 | Action Values      | Discrete(1845)                                              |
 | Observation Shape  | (1809,) flat, or (60, 54) with `observation_layout="planes"` |
-| Observation Values | [-1, 1] (binary features 0/1)                               |
+| Observation Values | [-1, 1] (binary features 0/1); int8 with `obs_dtype="int8"`  |
 | State Shape        | (2025,)                                                     |
 
 Mountain Rummy (docs/mountain_rummy.md) for two players: draw from the stock or take any card of
@@ -27,10 +27,14 @@ response phase (meld / lay off, then `done`).
 
 ### Options
 
-`env(render_mode=None, reward="margin", observation_layout="flat", illegal_action="terminate",
-illegal_reward=None, **config)` where `config` goes to `mountain_variant` (`num_jokers`,
-`camp_response`, `bonus_recipient`, `max_turns`, `target_score`, `episode`; invalid values
-raise `ConfigError`); `raw_env` takes the same with `illegal_action="raise"`.
+`env(render_mode=None, reward="margin", observation_layout="flat", obs_dtype="float32",
+illegal_action="terminate", illegal_reward=None, **config)` where `config` goes to
+`mountain_variant` (`num_jokers`, `camp_response`, `bonus_recipient`, `max_turns`,
+`target_score`, `episode`; invalid values raise `ConfigError`); `raw_env` takes the same with
+`illegal_action="raise"`. `env()` is the same class as `raw_env`, not a stack of wrappers:
+the checks of PettingZoo's `OrderEnforcingWrapper` (nothing before `reset()`, a `step()` or
+`reset()` between two agents of `agent_iter`) and `AssertOutOfBoundsWrapper` (an id outside
+the action space raises, whatever `illegal_action` says) are built in, off the hot path.
 `reset(seed=None, options={...})` takes `Game.reset`'s position: `deck` fixes the first
 hand's card order (card string such as `"5H 6H XX ..."` or ids, top first), `dealer` the first
 dealer, `scores` the game totals, `hand_no` the hands already played, `next_decks` the decks
@@ -44,6 +48,12 @@ stock size, scores, phase, turn constraints; never the opponent's hidden cards o
 order) and `action_mask` (int8, length = number of actions) marks the legal actions. The
 mask of an agent that is not to act is all zeros; its observation is still its own view.
 `state()` is the full state (both hands, stock order, face-down cards) for centralised critics.
+
+`obs_dtype="float32"` (default) gives values in [-1, 1]; `"int8"` a quarter of the memory:
+binary features 0/1 as before, the scaled ones as `round(127 x)`
+(`observation.observation_scale` turns them back). Observations are encoded only when asked
+for (`observe`, `last`) and kept until the next `step` or `reset`: asking again in the same
+step returns the same arrays (copy them before changing them in place).
 
 ### Action Space
 
@@ -84,10 +94,12 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
-from pettingzoo.utils import turn_based_aec_to_parallel, wrappers
+from pettingzoo.utils import turn_based_aec_to_parallel
+from pettingzoo.utils.env import AECIterator
+from pettingzoo.utils.env_logger import EnvLogger
 
 from ..config import ConfigError
-from ..core.state import EVENT_GAME_OVER, EVENT_HAND_OVER
+from ..core.state import EVENT_GAME_OVER
 from ..game import Game, IllegalActionError
 from ..variants.mountain import mountain_variant
 from ..core.dispatch import FastCall
@@ -157,31 +169,73 @@ def reset_position(options: dict | None) -> dict:
     return {name: options[name] for name in RESET_OPTIONS if name in options}
 
 
-def observation_box(variant, layout: str = "flat") -> spaces.Box:
-    low, high = obs_mod.observation_bounds(variant)
+def observation_dtype(layout: str, obs_dtype) -> np.dtype:
+    """Check an adapter's observation options; returns the observation dtype."""
+    if layout not in OBSERVATION_LAYOUTS:
+        raise ConfigError(f"observation_layout must be 'flat' or 'planes'; got {layout!r}")
+    return obs_mod.obs_dtype_of(obs_dtype)
+
+
+def observation_box(variant, layout: str = "flat", dtype=np.float32) -> spaces.Box:
+    low, high = obs_mod.observation_bounds(variant, dtype=dtype)
     if layout == "planes":
         low = obs_mod.to_planes(low[None], variant)[0]
         high = obs_mod.to_planes(high[None], variant)[0]
-    return spaces.Box(low=low, high=high, dtype=np.float32)
+    return spaces.Box(low=low, high=high, dtype=low.dtype)
+
+
+class SeatEncoder:
+    """The player views of a single game (``Game`` of batch 1) in an adapter's layout and
+    dtype: ``encoder(seat)`` is a new array (the compiled encoder bound to the game's state)."""
+
+    def __init__(self, game, layout: str, dtype):
+        self.game = game
+        self.planes = layout == "planes"
+        self._buf = np.zeros((1, obs_mod.observation_size(game.variant)), dtype)
+        self._players = np.zeros(1, np.int64)
+        self._bound = None       # (states, the encoder bound to them and the buffers)
+
+    def __getstate__(self):  # copies and pickles bind the encoder again on first use
+        return {**self.__dict__, "_bound": None}
+
+    def __call__(self, seat: int) -> np.ndarray:
+        states = self.game.states
+        if self._bound is None or self._bound[0] is not states:
+            self._bound = (states, FastCall(obs_mod.encode_observations).bind(
+                states, self.game.spec, self._players, self._buf))
+        self._players[0] = seat
+        self._bound[1]()
+        if self.planes:
+            return obs_mod.to_planes(self._buf, self.game.variant)[0]
+        return self._buf[0].copy()
+
+
+class OrderedAgentIter(AECIterator):
+    """``agent_iter`` of :class:`raw_env`: a ``step()`` or ``reset()`` must come between two
+    agents (the check of PettingZoo's ``OrderEnforcingWrapper``)."""
+
+    def __next__(self):
+        agent = super().__next__()
+        assert self.env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        self.env._has_updated = False
+        return agent
 
 
 def env_functions(raw_cls):
-    """``(env, parallel_env)`` for an AEC class: ``env(**kwargs)`` wraps ``raw_cls`` like
+    """``(env, parallel_env)`` for an AEC class: ``env(**kwargs)`` is ``raw_cls`` playing like
     PettingZoo's classic envs (an illegal move ends the game: ``illegal_action="terminate"``
-    unless given); ``parallel_env`` is ``turn_based_aec_to_parallel`` over it."""
+    unless given; the order and bounds checks are the class's own); ``parallel_env`` is
+    ``turn_based_aec_to_parallel`` over it."""
     name = raw_cls.metadata["name"]
 
     def env(**kwargs):
         kwargs.setdefault("illegal_action", "terminate")
-        e = raw_cls(**kwargs)
-        e = wrappers.AssertOutOfBoundsWrapper(e)
-        e = wrappers.OrderEnforcingWrapper(e)
-        return e
+        return raw_cls(**kwargs)
 
     def parallel_env(**kwargs):
         return turn_based_aec_to_parallel(env(**kwargs))
 
-    env.__doc__ = f"The {name} AEC env wrapped like PettingZoo's classic envs."
+    env.__doc__ = f"The {name} AEC env as PettingZoo's classic envs play (illegal moves terminate)."
     parallel_env.__doc__ = f"Parallel API over the {name} env (only the agent to act has a non-zero mask)."
     return env, parallel_env
 
@@ -197,13 +251,16 @@ class raw_env(AECEnv):
     # with its registry entry's (:mod:`.game_module`)
     variant_factory = staticmethod(mountain_variant)
 
+    # read before the first reset(): an error saying so (as OrderEnforcingWrapper's)
+    _SET_BY_RESET = frozenset({"rewards", "terminations", "truncations", "infos",
+                               "agent_selection", "num_agents", "agents"})
+
     def __init__(self, render_mode: str | None = None, reward: str = "margin",
-                 observation_layout: str = "flat", illegal_action: str = "raise",
-                 illegal_reward: float | None = None, **config):
+                 observation_layout: str = "flat", obs_dtype="float32",
+                 illegal_action: str = "raise", illegal_reward: float | None = None, **config):
         super().__init__()
         check_reward_mode(reward)
-        if observation_layout not in OBSERVATION_LAYOUTS:
-            raise ConfigError(f"observation_layout must be 'flat' or 'planes'; got {observation_layout!r}")
+        self.obs_dtype = observation_dtype(observation_layout, obs_dtype)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}; got {render_mode!r}")
         self.variant = self.variant_factory(**config)
@@ -215,25 +272,31 @@ class raw_env(AECEnv):
         self.render_mode = render_mode
         n = self.variant.num_players
         self.possible_agents = [f"player_{p}" for p in range(n)]
-        self.agents = []
         self._seat = {a: p for p, a in enumerate(self.possible_agents)}
         self._episode_game = self.variant.config.episode == "game"
         A = self.variant.num_actions
         self.observation_spaces = {
             a: spaces.Dict({
-                "observation": observation_box(self.variant, observation_layout),
+                "observation": observation_box(self.variant, observation_layout, self.obs_dtype),
                 "action_mask": spaces.Box(0, 1, (A,), dtype=np.int8),
             }) for a in self.possible_agents
         }
         self.action_spaces = {a: spaces.Discrete(A) for a in self.possible_agents}
         low, high = obs_mod.observation_bounds(self.variant, clairvoyant=True)
         self.state_space = spaces.Box(low=low, high=high, dtype=np.float32)
-        self._buf = np.zeros((1, obs_mod.observation_size(self.variant)), np.float32)
-        self._players = np.zeros(1, np.int64)
-        self._encode_batch = FastCall(obs_mod.encode_observations)
+        self._encoder = SeatEncoder(self.game, observation_layout, self.obs_dtype)
+        self._observed = {}              # agent -> its observation dict, until the next step
         self._state_buf = np.zeros((1, obs_mod.state_size(self.variant)), np.float32)
         self._np_random = None
         self._has_reset = False
+        self._has_updated = False        # a step() or reset() since agent_iter's last agent
+        self._rewarded = False           # self.rewards holds a finished hand's rewards
+        self._current = 0                # the seat the rules wait for
+
+    def __getattr__(self, name):
+        if name in raw_env._SET_BY_RESET:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # ----------------------------------------------------------------------------------
 
@@ -258,30 +321,41 @@ class raw_env(AECEnv):
         else:
             game_seed = int(self.np_random.integers(2**62))
         self.game.reset(seed=game_seed, **position)
-        self._has_reset = True
+        self._has_reset = self._has_updated = True
+        self._rewarded = False
+        self._observed.clear()
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[self.game.current_player(0)]
+        self._current = self.game.current_player(0)
+        self.agent_selection = self.possible_agents[self._current]
         if self.render_mode == "human":
             self.render()
 
     def observe(self, agent):
-        p = self._seat[agent]
-        self._players[0] = p
-        self._encode_batch(self.game.states, self.variant.spec, self._players, self._buf)
-        flat = self._buf[0].copy()
-        if self.observation_layout == "planes":
-            flat = obs_mod.to_planes(flat[None], self.variant)[0]
-        acting = (agent in self.terminations and not self.terminations[agent]
-                  and self.game.current_player(0) == p)
-        mask = self.game.masks[0].copy() if acting else np.zeros(self.variant.num_actions, np.int8)
-        return {"observation": flat, "action_mask": mask}
+        """``agent``'s observation dict, encoded on the first call after a step or reset."""
+        obs = self._observed.get(agent)
+        if obs is None:
+            if not self._has_reset:
+                EnvLogger.error_observe_before_reset()
+            p = self._seat[agent]
+            acting = (p == self._current and agent in self.terminations
+                      and not self.terminations[agent])
+            mask = self.game.masks[0].copy() if acting else np.zeros_like(self.game.masks[0])
+            obs = self._observed[agent] = {"observation": self._encoder(p), "action_mask": mask}
+        return dict(obs)
+
+    def agent_iter(self, max_iter: int = 2**63):
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return OrderedAgentIter(self, max_iter)
 
     def state(self) -> np.ndarray:
+        if not self._has_reset:
+            EnvLogger.error_state_before_reset()
         obs_mod.encode_state(self.game.states, self.variant.spec, self._state_buf)
         return self._state_buf[0].copy()
 
@@ -290,33 +364,51 @@ class raw_env(AECEnv):
         return self.observe(agent)["action_mask"]
 
     def step(self, action) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        self._has_updated = True
+        if not self.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self._cumulative_rewards[agent] = 0.0
-        self.infos[agent] = {}
         try:
             event = self.game.step_one(0, action)
         except IllegalActionError:  # nothing changed
+            if not (isinstance(action, str) or self.action_spaces[agent].contains(action)):
+                raise IllegalActionError(f"action {action!r} is not in the action space "
+                                         f"{self.action_spaces[agent]}") from None
             if self.illegal_action == "raise":
                 raise
             self._forfeit(agent)
             return
-        self.rewards = {a: 0.0 for a in self.agents}
-        if event in (EVENT_HAND_OVER, EVENT_GAME_OVER):
-            summary = self.game.summary(0)
-            values = hand_rewards(summary, self.reward_mode, self.variant.num_players)
-            for a in self.agents:
-                self.rewards[a] = values[self._seat[a]]
-                self.infos[a] = {"hand": summary.as_dict()}
-            if event == EVENT_GAME_OVER or not self._episode_game:
-                self.terminations = {a: True for a in self.agents}
+        self._observed.clear()
+        self._cumulative_rewards[agent] = 0.0
+        self.infos[agent] = {}
+        if self._rewarded:
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self._rewarded = False
+        if event:   # the hand ended (EVENT_HAND_OVER or EVENT_GAME_OVER)
+            self._hand_over(event)
         if not self.terminations[agent]:
-            self.agent_selection = self.possible_agents[self.game.current_player(0)]
-        self._accumulate_rewards()
+            self._current = self.game.current_player(0)
+            self.agent_selection = self.possible_agents[self._current]
         if self.render_mode == "human":
             self.render()
+
+    def _hand_over(self, event: int) -> None:
+        """Rewards and infos of the hand that just ended; the episode may end with it."""
+        summary = self.game.summary(0)
+        values = hand_rewards(summary, self.reward_mode, self.variant.num_players)
+        for a in self.agents:
+            self.rewards[a] = values[self._seat[a]]
+            self.infos[a] = {"hand": summary.as_dict()}
+        self._rewarded = True
+        if event == EVENT_GAME_OVER or not self._episode_game:
+            self.terminations = {a: True for a in self.agents}
+        self._accumulate_rewards()
 
     def _forfeit(self, agent) -> None:
         """``illegal_action="terminate"``: the illegal move of ``agent`` ends the episode."""
@@ -325,15 +417,17 @@ class raw_env(AECEnv):
         self.rewards = {a: values[self._seat[a]] for a in self.agents}
         self.infos = {a: {"illegal_action": agent} for a in self.agents}
         self.terminations = {a: True for a in self.agents}
+        self._cumulative_rewards[agent] = 0.0
+        self._rewarded = True
+        self._observed.clear()
         self._accumulate_rewards()
 
     def render(self):
+        if not self._has_reset:
+            EnvLogger.error_render_before_reset()
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
-        if not self._has_reset:
-            gymnasium.logger.warn("Call reset() before render().")
-            return "" if self.render_mode == "ansi" else None
         text = render_text(self.game, 0, self.possible_agents)
         if self.render_mode == "ansi":
             return text

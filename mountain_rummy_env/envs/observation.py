@@ -26,7 +26,9 @@ the stock and face-down cards enter only as the union ``UNSEEN`` (and as counts)
 permuting cards among those places leaves the observation unchanged.
 
 ``out`` may be float32 (values in [-1, 1]) or int8: binary features are 0/1 either way,
-scaled features are quantised to ``round(127 * x)`` in int8 output.
+scaled features are quantised to ``round(127 * x)`` in int8 output. The envs take the choice
+as ``obs_dtype`` (:data:`OBS_DTYPES`, :func:`obs_dtype_of`); :func:`observation_scale` turns
+int8 observations back into the float32 scale.
 
 :func:`encode_clairvoyant` appends the hidden information (opponent's whole hand, stock order,
 face-down cards) for research agents allowed to peek; :func:`encode_state` is the
@@ -40,6 +42,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from ..config import ConfigError
 from ..core import batch
 from ..core.rules import card_face_now, is_wild
 from ..core.state import (
@@ -48,6 +51,11 @@ from ..core.state import (
 )
 
 NUM_FACES = 52
+
+# observation dtypes of the envs: float32 (default, for SB3's float networks) or int8 (a
+# quarter of the memory; scaled features stored as round(INT8_SCALE * x))
+OBS_DTYPES = ("float32", "int8")
+INT8_SCALE = 127
 
 # ---- card planes (width C) -----------------------------------------------------------
 P_HAND = 0            # in my hand
@@ -200,8 +208,23 @@ def planes_shape(variant) -> tuple:
     return observation_layout(variant).planes_shape
 
 
-def observation_bounds(variant, clairvoyant: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """(low, high) of the flat float32 encoding, for ``gymnasium.spaces.Box``."""
+def obs_dtype_of(obs_dtype) -> np.dtype:
+    """The numpy dtype of an env's ``obs_dtype`` option (a name of :data:`OBS_DTYPES` or the
+    dtype itself); anything else raises ``ConfigError`` naming the allowed values."""
+    try:
+        dtype = np.dtype(obs_dtype) if obs_dtype is not None else None
+    except (TypeError, ValueError):
+        dtype = None
+    if dtype is None or dtype.name not in OBS_DTYPES:
+        raise ConfigError(f"obs_dtype must be one of {', '.join(map(repr, OBS_DTYPES))}; "
+                          f"got {obs_dtype!r}")
+    return dtype
+
+
+def observation_bounds(variant, clairvoyant: bool = False,
+                       dtype=np.float32) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) of the flat encoding in ``dtype`` (float32: [-1, 1]; int8: scaled features
+    in [-127, 127], binary ones 0/1), for ``gymnasium.spaces.Box``."""
     lay = observation_layout(variant)
     n = lay.clairvoyant_size if clairvoyant else lay.size
     low = np.zeros(n, np.float32)
@@ -210,7 +233,20 @@ def observation_bounds(variant, clairvoyant: bool = False) -> tuple[np.ndarray, 
     for o in range(2, lay.num_seats):
         for k in SIGNED_SEAT_SCALARS:
             low[lay.seat_scalar(k, o)] = -1.0
-    return low, np.ones(n, np.float32)
+    high = np.ones(n, np.float32)
+    if np.dtype(dtype) == np.int8:
+        scale = np.where(scaled_features(variant, clairvoyant), INT8_SCALE, 1).astype(np.float32)
+        return (low * scale).astype(np.int8), (high * scale).astype(np.int8)
+    return low, high
+
+
+def observation_scale(variant, layout: str = "flat") -> np.ndarray:
+    """float32 factors that turn int8 player views into the float32 encoding's scale:
+    ``obs * observation_scale(variant)`` (1 for binary features, 1/127 for scaled ones;
+    equal to the float32 encoding up to the int8 rounding, 0.5/127). ``layout="planes"``
+    gives the factors in the 2-D view's shape."""
+    scale = np.where(scaled_features(variant), 1.0 / INT8_SCALE, 1.0).astype(np.float32)
+    return to_planes(scale[None], variant)[0] if layout == "planes" else scale
 
 
 def scaled_features(variant, clairvoyant: bool = False) -> np.ndarray:
@@ -267,7 +303,7 @@ def describe_layout(variant) -> list[tuple[str, int, int, str]]:
 
 @njit(cache=True)
 def _q(x, q):
-    """Scale a feature in [-1, 1] for the output dtype (q = 1 float, 127 int8)."""
+    """Scale a feature in [-1, 1] for the output dtype (q = 1 float, INT8_SCALE int8)."""
     if x > 1.0:
         x = 1.0
     elif x < -1.0:
@@ -436,7 +472,7 @@ def encode_observations(states, spec, players, out):
     """Write the view of seat ``players[b]`` of game ``states[b]`` into ``out[b, :size]``.
 
     ``out``: (B, n >= observation_size) float32 or int8 (int8: scaled features x 127)."""
-    q = 127.0 if out.itemsize == 1 else 1.0
+    q = float(INT8_SCALE) if out.itemsize == 1 else 1.0
     for b in range(states.shape[0]):
         _encode_view(states[b], spec, players[b], out[b], q)
 
@@ -444,7 +480,7 @@ def encode_observations(states, spec, players, out):
 @njit(cache=True)
 def encode_clairvoyant(states, spec, players, out):
     """Player view of ``players[b]`` followed by the hidden information (``out``: (B, clairvoyant_size))."""
-    q = 127.0 if out.itemsize == 1 else 1.0
+    q = float(INT8_SCALE) if out.itemsize == 1 else 1.0
     size = view_size(spec)
     for b in range(states.shape[0]):
         _encode_view(states[b], spec, players[b], out[b], q)
@@ -454,7 +490,7 @@ def encode_clairvoyant(states, spec, players, out):
 @njit(cache=True)
 def encode_state(states, spec, out):
     """The full state (clairvoyant encoding from seat 0) for centralised critics."""
-    q = 127.0 if out.itemsize == 1 else 1.0
+    q = float(INT8_SCALE) if out.itemsize == 1 else 1.0
     size = view_size(spec)
     for b in range(states.shape[0]):
         _encode_view(states[b], spec, 0, out[b], q)

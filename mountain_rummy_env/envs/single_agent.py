@@ -16,7 +16,9 @@ or ``info``-free masking. ``env.unwrapped.variant.action_text(a)`` names an acti
 ## Observation Space
 
 ``Box`` float32 of the flat player view (``docs/observation.md``), or ``(rows, C)`` with
-``observation_layout="planes"``. Only what the agent's seat may know.
+``observation_layout="planes"``; ``obs_dtype="int8"`` gives the compact int8 encoding (a
+quarter of the memory, scaled features as ``round(127 x)``). Only what the agent's seat may
+know.
 
 ## Rewards
 
@@ -30,13 +32,14 @@ summary is in ``info["hand"]``. Every adapter's rewards and illegal-action handl
 ## Arguments
 
 ``SingleAgentEnv(opponent=None, seat=0, reward="margin", render_mode=None,
-illegal_action="raise", illegal_reward=None, observation_layout="flat", **config)``
+illegal_action="raise", illegal_reward=None, observation_layout="flat", obs_dtype="float32",
+**config)``
 
 * ``opponent``: the policy of every other seat, or a list of one policy per other seat in
   playing order after the agent. A policy is ``None`` (uniform random over the legal
   actions, drawn from ``np_random``), a callable ``(observation, action_mask) -> action``
-  (observation: that seat's flat view), or an object with ``.act(view, mask)`` taking a
-  :class:`PlayerView`.
+  (observation: that seat's view, in the env's layout and dtype), or an object with
+  ``.act(view, mask)`` taking a :class:`PlayerView`.
 * ``seat``: a seat number (0 .. seats-1) or ``"rotate"`` (the next seat each reset; a seeded
   reset plays seat ``seed % seats``).
 * ``illegal_action``: ``"raise"`` (default) raises :class:`IllegalActionError` naming the
@@ -61,11 +64,9 @@ from ..config import ConfigError
 from ..core.state import EVENT_GAME_OVER, EVENT_HAND_OVER
 from ..game import Game, IllegalActionError, player_view
 from ..variants.mountain import mountain_variant
-from ..core.dispatch import FastCall
-from . import observation as obs_mod
 from .aec import (
-    OBSERVATION_LAYOUTS, check_reward_mode, hand_rewards, illegal_reward_for, observation_box,
-    reset_position,
+    SeatEncoder, check_reward_mode, hand_rewards, illegal_reward_for, observation_box,
+    observation_dtype, reset_position,
 )
 from .render import render_text
 
@@ -78,10 +79,9 @@ class SingleAgentEnv(gymnasium.Env):
 
     def __init__(self, opponent=None, seat=0, reward: str = "margin", render_mode: str | None = None,
                  illegal_action: str = "raise", illegal_reward: float | None = None,
-                 observation_layout: str = "flat", **config):
+                 observation_layout: str = "flat", obs_dtype="float32", **config):
         check_reward_mode(reward)
-        if observation_layout not in OBSERVATION_LAYOUTS:
-            raise ConfigError(f"observation_layout must be 'flat' or 'planes'; got {observation_layout!r}")
+        self.obs_dtype = observation_dtype(observation_layout, obs_dtype)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}; got {render_mode!r}")
         self.variant = self.variant_factory(**config)
@@ -107,12 +107,10 @@ class SingleAgentEnv(gymnasium.Env):
         self.illegal_action = illegal_action
         self.illegal_reward = illegal_reward_for(self.variant, reward, illegal_action, illegal_reward)
         self.observation_layout = observation_layout
-        self.observation_space = observation_box(self.variant, observation_layout)
+        self.observation_space = observation_box(self.variant, observation_layout, self.obs_dtype)
         self.action_space = spaces.Discrete(self.variant.num_actions)
         self._episode_game = self.variant.config.episode == "game"
-        self._buf = np.zeros((1, obs_mod.observation_size(self.variant)), np.float32)
-        self._players = np.zeros(1, np.int64)
-        self._encode_batch = FastCall(obs_mod.encode_observations)
+        self._encoder = SeatEncoder(self.game, observation_layout, self.obs_dtype)
         self._terminated = True
         self._pending = 0.0
         self._last_info: dict = {}
@@ -120,12 +118,7 @@ class SingleAgentEnv(gymnasium.Env):
     # ----------------------------------------------------------------------------------
 
     def _encode(self, seat: int) -> np.ndarray:
-        self._players[0] = seat
-        self._encode_batch(self.game.states, self.variant.spec, self._players, self._buf)
-        flat = self._buf[0].copy()
-        if self.observation_layout == "planes":
-            return obs_mod.to_planes(flat[None], self.variant)[0]
-        return flat
+        return self._encoder(seat)
 
     def _opponent_action(self, opp: int) -> int:
         mask = self.game.masks[0].copy()

@@ -27,7 +27,8 @@ opponent policy, so the learner sees ordinary single-agent batches:
 
 * ``single_action_space = Discrete(num_actions)``, batched ``MultiDiscrete``.
 * ``single_observation_space = Box(low, high, (observation_size,), float32)`` (``obs_dtype=
-  "int8"`` gives the quantised int8 encoding, ``Box(-127, 127)``).
+  "int8"`` gives the compact int8 encoding, a quarter of the memory: binary features 0/1,
+  scaled ones ``round(127 x)`` in [-127, 127]; ``observation.observation_scale`` turns it back).
 * ``infos["action_mask"]``: ``(N, num_actions)`` int8, and :meth:`action_masks` returns the
   same as bool (sb3-contrib's convention).
 
@@ -65,6 +66,7 @@ these).
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Callable
 
 import numpy as np
@@ -76,8 +78,8 @@ from numba import njit
 from ..core import batch
 from ..core.state import EVENT_GAME_OVER, PHASE_HAND_OVER
 from ..game import Game, IllegalActionError
-from .aec import illegal_reward_for
-from .observation import encode_observations, observation_bounds, observation_size
+from .aec import illegal_reward_for, observation_box
+from .observation import encode_observations, obs_dtype_of
 
 __all__ = ["RummyVectorEnv", "sample_masked", "advance", "vector_env_factory", "seed_rng"]
 
@@ -197,8 +199,7 @@ class RummyVectorEnv(VectorEnv):
         if not (learner_seat in ("rotate", "random") or
                 (isinstance(learner_seat, (int, np.integer)) and 0 <= learner_seat < P)):
             raise ValueError(f"learner_seat must be 'rotate', 'random' or a seat 0..{P - 1}; got {learner_seat!r}")
-        if obs_dtype not in ("float32", "int8"):
-            raise ValueError(f"obs_dtype must be 'float32' or 'int8'; got {obs_dtype!r}")
+        self.obs_dtype = obs_dtype_of(obs_dtype)
         self.illegal_action = illegal_action
         self.illegal_reward = illegal_reward_for(variant, "margin", illegal_action, illegal_reward)
         self.variant = variant
@@ -209,22 +210,11 @@ class RummyVectorEnv(VectorEnv):
         self.copy = copy
         self.render_mode = None
         self.game = Game(variant, num_envs)
-        n_obs = observation_size(variant)
-        self.obs_dtype = np.dtype(obs_dtype)
-        if self.obs_dtype == np.int8:
-            low = np.full(n_obs, -127, np.int8)
-            high = np.full(n_obs, 127, np.int8)
-            lo, _ = observation_bounds(variant)
-            low[lo >= 0] = 0
-            self.single_observation_space = spaces.Box(low, high, (n_obs,), np.int8)
-        else:
-            low, high = observation_bounds(variant)
-            self.single_observation_space = spaces.Box(low, high, (n_obs,), np.float32)
+        self.single_observation_space = observation_box(variant, dtype=self.obs_dtype)
         self.single_action_space = spaces.Discrete(variant.num_actions)
-        self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
 
-        self._obs = np.zeros((num_envs, n_obs), self.obs_dtype)
+        self._obs = np.zeros((num_envs,) + self.single_observation_space.shape, self.obs_dtype)
         self._learner = np.zeros(num_envs, np.int64)
         self._episode = np.zeros(num_envs, np.int64)      # episodes started per env
         self._seeds = np.zeros(num_envs, np.uint64)       # game seed of the running episode
@@ -239,6 +229,13 @@ class RummyVectorEnv(VectorEnv):
 
     # ----------------------------------------------------------------------------------
     # gymnasium API
+
+    @cached_property
+    def observation_space(self) -> spaces.Box:
+        """The batched space, built on first use: its bounds (low, high and two bool masks,
+        one of each per feature and game) outweigh the env's own state, and a learner reads
+        ``single_observation_space``."""
+        return batch_space(self.single_observation_space, self.num_envs)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         if seed is None and self._init_seed is not None:

@@ -153,7 +153,8 @@ def play_duplicate(variant_name: str, options: dict, base_seed: int, a: str, b: 
                    deal: int) -> dict:
     """Deal ``deal`` played once per seat, ``a`` in seat r and ``b`` in the others in play r
     (same deck order and dealer; two seats: ``a`` in seat 0, then ``b``). Returns the hands
-    with seat-ordered points and winners."""
+    with seat-ordered points and winners, and the actions played (to replay a hand:
+    :mod:`.aivat`)."""
     from experiments.play import play_hand
 
     variant, game = _variant(variant_name, options, False)
@@ -166,10 +167,11 @@ def play_duplicate(variant_name: str, options: dict, base_seed: int, a: str, b: 
         order = [a if seat == play else b for seat in range(seats)]
         agents = [_make(spec, _agent_seed(base_seed, deal, spec, seat, play))
                   for seat, spec in enumerate(order)]
-        r = play_hand(game, agents, seed=deal, deck=deck, dealer=dealer)
+        actions: list[int] = []
+        r = play_hand(game, agents, seed=deal, deck=deck, dealer=dealer, actions=actions)
         hands.append({"seats": list(order), "points": [int(p) for p in r.hand_points],
                       "winner": int(r.winner), "end": r.end, "ender": int(r.ender),
-                      "steps": int(r.steps)})
+                      "steps": int(r.steps), "actions": actions})
     return {"hands": hands, "dealer": int(dealer)}
 
 

@@ -65,8 +65,8 @@ def probe_agents(cfg, variant, options, clair):
 
 
 def _with_chance(cfg, variant, rows, out_dir, progress, log):
-    """``rows`` with the chance correction attached (``cfg.aivat`` rollouts per card; off at
-    0), when the variant supports it (:mod:`.aivat`)."""
+    """``rows`` with the chance correction attached (value function ``cfg.aivat``; off when
+    empty), when the variant supports it (:mod:`.aivat`)."""
     if not cfg.aivat:
         return rows
     from . import aivat

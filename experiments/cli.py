@@ -636,6 +636,12 @@ def add_luck_skill_parser(sub) -> None:
                          "the fixed --deals/--search-deals)")
     ls.add_argument("--max-deals", type=_positive, default=4000,
                     help="deals a pairing may reach under --precision (default: %(default)s)")
+    ls.add_argument("--aivat", type=_chance_value, default=None, metavar="VALUE",
+                    help="chance-correct every ladder hand (AIVAT-style, docs/luck_skill.md) "
+                         "with the value function VALUE: 'hand' (the drawer's hand value on "
+                         "the spot) or 'rollouts=N' (N playouts per card); the report adds the "
+                         "variance reduction factor and the primary statistic on corrected "
+                         "results as secondary rows. Mountain and Gin only (default: off)")
     ls.add_argument("--clair-budget", type=_positive, default=None,
                     help="budget of the clairvoyant and its search twin (default: the largest "
                          "search budget on the ladder)")
@@ -659,6 +665,17 @@ def add_luck_skill_parser(sub) -> None:
                     help="play nothing: analyse the results already in --out and write the report")
 
 
+def _chance_value(text):
+    """--aivat's value function, checked (experiments.luck_skill.aivat.parse_value)."""
+    from experiments.luck_skill.aivat import parse_value
+
+    try:
+        parse_value(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+    return text
+
+
 def cmd_luck_skill(args) -> int:
     import shlex
 
@@ -675,7 +692,7 @@ def cmd_luck_skill(args) -> int:
     kw = {"variants": variants, "ladder": list(args.ladder), "seed": args.seed,
           "workers": args.workers, "clair_budget": args.clair_budget, "ray": args.ray,
           "variant_options": _study_options(args.options, variants),
-          "precision": args.precision, "max_deals": args.max_deals}
+          "precision": args.precision, "max_deals": args.max_deals, "aivat": args.aivat or ""}
     for name in ("deals", "search_deals", "self_deals", "games", "job_timeout"):
         if getattr(args, name) is not None:
             kw[name] = getattr(args, name)
@@ -692,6 +709,7 @@ def cmd_luck_skill(args) -> int:
     parts += ["--quick"] if args.quick else []
     if args.precision is not None:
         parts += ["--precision", str(args.precision), "--max-deals", str(args.max_deals)]
+    parts += ["--aivat", args.aivat] if args.aivat else []
     for flag in ("deals", "search_deals", "self_deals", "games", "clair_budget", "job_timeout"):
         if getattr(args, flag) is not None:
             parts += ["--" + flag.replace("_", "-"), str(getattr(args, flag))]

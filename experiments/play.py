@@ -140,11 +140,13 @@ class Referee:
 
 
 def play_hand(game: Game, agents, *, seed=None, deck=None, dealer=None, log=None,
-              new: bool = True, referee: Referee | None = None) -> HandResult:
+              new: bool = True, referee: Referee | None = None,
+              actions: list | None = None) -> HandResult:
     """Play one hand of game 0 with ``agents[p]`` in seat ``p``; returns its result.
 
     With ``new`` the game is reset first (``seed``/``deck``/``dealer`` as in ``Game.reset``).
-    ``log``: a list to append readable move lines to (uses ``Game.describe``). With a
+    ``log``: a list to append readable move lines to (uses ``Game.describe``); ``actions``: a
+    list to append every action id played to (with the deal, enough to replay the hand). With a
     ``referee`` every decision is timed and a faulty agent forfeits (:class:`Referee`); the
     result then holds the times and forfeits. Without one an agent's error propagates.
     """
@@ -165,6 +167,8 @@ def play_hand(game: Game, agents, *, seed=None, deck=None, dealer=None, log=None
         before = game.states[0].copy() if log is not None else None
         event = game.step_one(0, action)
         steps += 1
+        if actions is not None:
+            actions.append(action)
         if log is not None:
             log.append(f"P{p}: {game.describe(0, action, before)}")
         if event != EVENT_NONE:

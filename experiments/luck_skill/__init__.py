@@ -8,7 +8,8 @@
 Parts: :mod:`.estimators` (pure statistics, unit-tested on synthetic games),
 :mod:`.clairvoyant` (the ``clairvoyant`` search agent that sees the hidden cards),
 :mod:`.runner` (duplicate deals, self-play and full games; resumable JSONL, workers),
-:mod:`.analysis` (bootstrap over deals) and :mod:`.report` (markdown, CSV, PNG).
+:mod:`.analysis` (bootstrap over deals), :mod:`.report` (markdown, CSV, PNG) and
+:mod:`.aivat` (the chance correction of recorded hands, ``LuckSkillConfig.aivat``).
 """
 
 from __future__ import annotations
@@ -63,6 +64,21 @@ def probe_agents(cfg, variant, options, clair):
     return good, bad, ""
 
 
+def _with_chance(cfg, variant, rows, out_dir, progress, log):
+    """``rows`` with the chance correction attached (value function ``cfg.aivat``; off when
+    empty), when the variant supports it (:mod:`.aivat`)."""
+    if not cfg.aivat:
+        return rows
+    from . import aivat
+    from .runner import _variant
+
+    why = aivat.supported(_variant(variant, cfg.options_for(variant), False)[0])
+    if why:
+        log(f"[luck-skill] {variant}: no chance correction ({why})")
+        return rows
+    return aivat.correct_rows(cfg, variant, rows, out_dir, progress=progress)
+
+
 def run_study(cfg: LuckSkillConfig, out_dir, *, report=None, data_dir=None, command="",
               resume: bool = True, progress: bool = True, n_boot: int = 300,
               add_ppo: bool = True, play: bool = True, log=print) -> dict:
@@ -87,6 +103,7 @@ def run_study(cfg: LuckSkillConfig, out_dir, *, report=None, data_dir=None, comm
                     why = why or f"no results in {out_dir / variant}"
                 missing[variant] = why
                 continue
+            rows = _with_chance(cfg, variant, rows, out_dir / variant, progress, log)
             present = {r[x] for r in rows for x in ("a", "b")}
             use_clair = clair if clair and clair[0] in present and clair[1] in present else None
             stats[variant] = analyse(variant, rows, [a for a in cfg.ladder if a in present],
@@ -107,6 +124,7 @@ def run_study(cfg: LuckSkillConfig, out_dir, *, report=None, data_dir=None, comm
             log(f"[luck-skill] {variant}: {why}")
             continue
         rows = collect(cfg, variant, good, out_dir / variant, resume=resume, progress=progress)
+        rows = _with_chance(cfg, variant, rows, out_dir / variant, progress, log)
         with_game = variant != "gin"  # per the study design: Gin per hand only
         use_clair = clair if clair and clair[0] in good and clair[1] in good else None
         stats[variant] = analyse(variant, rows, [a for a in cfg.ladder if a in good],

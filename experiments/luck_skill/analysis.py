@@ -24,9 +24,15 @@ class PairData:
     x: np.ndarray       # (deals, plays): seat 0's result in each play (the same cards)
     y: np.ndarray       # (deals, plays): a's result in each play
     w: np.ndarray       # (deals, plays): a's hand win (1) or another seat's (-1/(seats-1)), 0 none
+    chance: np.ndarray | None = None   # (deals, plays): a's chance correction (.aivat), if every deal has one
 
     def take(self, idx) -> "PairData":
-        return PairData(self.a, self.b, self.x[idx], self.y[idx], self.w[idx])
+        return PairData(self.a, self.b, self.x[idx], self.y[idx], self.w[idx],
+                        None if self.chance is None else self.chance[idx])
+
+    def corrected(self) -> np.ndarray:
+        """a's chance-corrected results, shape (n_deals, plays)."""
+        return self.y + self.chance
 
     @property
     def n(self) -> int:
@@ -67,7 +73,12 @@ def pair_data(rows, kind="pair") -> dict[tuple[str, str], PairData]:
         winners = np.array([[h["winner"] for h in r["hands"]] for r in rs])
         seats = rel.shape[2]
         w = np.where(winners < 0, 0.0, np.where(winners == plays, 1.0, -1.0 / (seats - 1)))
-        out[(a, b)] = PairData(a, b, rel[:, :, 0], rel[:, plays, plays], w)
+        chance = [[h.get("chance") for h in r["hands"]] for r in rs]
+        if all(c is not None for cs in chance for c in cs):
+            chance = np.asarray(chance, dtype=np.float64)[:, plays, plays]
+        else:
+            chance = None
+        out[(a, b)] = PairData(a, b, rel[:, :, 0], rel[:, plays, plays], w, chance)
     return out
 
 
@@ -188,6 +199,7 @@ def compute(ladder, pairs, selfs, hands_per_game, order, *, clair=None, with_gam
                 out[f"skill_share_game_{unit}{tag}"] = est.skill_share_after(dec["n_star"], hands_per_game)
                 out[f"n_star_games_{unit}{tag}"] = dec["n_star"] / hands_per_game
     out["hands_per_game"] = hands_per_game
+    out.update(_chance_corrected(lp))
     # 4. clairvoyance
     if clair is not None:
         cspec, sspec = clair
@@ -200,6 +212,23 @@ def compute(ladder, pairs, selfs, hands_per_game, order, *, clair=None, with_gam
                 out[f"LE[{beginner}]"] = le
                 out[f"RE[{beginner}]"] = re
                 out[f"skill_level[{beginner}]"] = est.skill_level(le, re)
+    return out
+
+
+def _chance_corrected(lp) -> dict:
+    """The chance correction's statistics (docs/luck_skill.md, "Chance correction"): its
+    variance reduction factor over the corrected ladder pairings, and, when every pairing
+    without ``random`` is corrected, the primary statistic on corrected results."""
+    cp = {k: d for k, d in lp.items() if d.chance is not None}
+    if not cp:
+        return {}
+    out = {"aivat_factor": est.variance_reduction_factor(
+        [d.dup() for d in cp.values()], [d.corrected().mean(axis=1) for d in cp.values()])}
+    competent = [k for k in lp if "random" not in k]
+    if competent and all(k in cp for k in competent):
+        dec = est.true_score_decomposition([cp[k].corrected() for k in competent])
+        out[f"{PRIMARY}_aivat"] = dec["n_star"]
+        out["skill_share_hand_margin_norandom_aivat"] = dec["skill_share"]
     return out
 
 

@@ -63,6 +63,21 @@ def duplicate_variance_reduction(y) -> dict:
             "reduction": 1 - ratio, "hands_equiv": k / ratio if ratio > 0 else float("inf")}
 
 
+def variance_reduction_factor(raw, corrected) -> float:
+    """var(raw) / var(corrected) of per-deal results, pooled over groups (pairings), each
+    group centred on its own mean (the skill difference is not luck): how many deals of
+    raw results one corrected deal is worth. ``raw`` and ``corrected`` are lists of
+    per-deal arrays, the same deals in the same order."""
+    def pooled(groups):
+        x = [np.asarray(g, dtype=np.float64) for g in groups]
+        dev = np.concatenate([g - g.mean() for g in x if g.size > 1] or [np.zeros(0)])
+        dof = sum(g.size - 1 for g in x if g.size > 1)
+        return float((dev ** 2).sum() / dof) if dof > 0 else float("nan")
+
+    var_raw, var_corrected = pooled(raw), pooled(corrected)
+    return var_raw / var_corrected if var_corrected > 0 else float("nan")
+
+
 # -- 3. true-score decomposition ----------------------------------------------------------
 
 def true_score_decomposition(pairs) -> dict:

@@ -60,10 +60,22 @@ SUMMARY_ROWS = [
 ]
 
 
+# shown when some variant was chance-corrected (``--aivat``); secondary, not the primary statistic
+CHANCE_ROWS = [
+    ("5. chance correction (secondary)", None, 2),
+    ("variance reduction factor of the chance correction, var raw / var corrected "
+     "duplicate margin per deal", "aivat_factor", 2),
+    ("n* hands without random, margins, chance-corrected", "n_star_margin_norandom_aivat", 1),
+    ("skill share per hand without random (margins), chance-corrected",
+     "skill_share_hand_margin_norandom_aivat", 3),
+]
+
+
 def summary_lines(stats: dict, missing: dict, self_agents) -> list[tuple[str, str, dict]]:
     """(label, key, {variant: text}) rows of the summary table."""
     out = []
-    for label, key, digits in SUMMARY_ROWS:
+    corrected = any("aivat_factor" in st.point for st in stats.values())
+    for label, key, digits in SUMMARY_ROWS + (CHANCE_ROWS if corrected else []):
         if key is None:
             out.append((f"**{label}**", None, {}))
             continue

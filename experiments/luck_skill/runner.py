@@ -51,6 +51,7 @@ class LuckSkillConfig:
     variant_options: dict = field(default_factory=dict)   # {variant: {option: value}}
     precision: float | None = None    # 95% half-width target, a share of the hand SD (None: fixed)
     max_deals: int = 4000             # the deals a pairing may reach under ``precision``
+    aivat: str = ""                   # chance correction's value function ("": off; .aivat)
 
     @classmethod
     def quick(cls, **kw) -> "LuckSkillConfig":
@@ -153,7 +154,8 @@ def play_duplicate(variant_name: str, options: dict, base_seed: int, a: str, b: 
                    deal: int) -> dict:
     """Deal ``deal`` played once per seat, ``a`` in seat r and ``b`` in the others in play r
     (same deck order and dealer; two seats: ``a`` in seat 0, then ``b``). Returns the hands
-    with seat-ordered points and winners."""
+    with seat-ordered points and winners, and the actions played (to replay a hand:
+    :mod:`.aivat`)."""
     from experiments.play import play_hand
 
     variant, game = _variant(variant_name, options, False)
@@ -166,10 +168,11 @@ def play_duplicate(variant_name: str, options: dict, base_seed: int, a: str, b: 
         order = [a if seat == play else b for seat in range(seats)]
         agents = [_make(spec, _agent_seed(base_seed, deal, spec, seat, play))
                   for seat, spec in enumerate(order)]
-        r = play_hand(game, agents, seed=deal, deck=deck, dealer=dealer)
+        actions: list[int] = []
+        r = play_hand(game, agents, seed=deal, deck=deck, dealer=dealer, actions=actions)
         hands.append({"seats": list(order), "points": [int(p) for p in r.hand_points],
                       "winner": int(r.winner), "end": r.end, "ender": int(r.ender),
-                      "steps": int(r.steps)})
+                      "steps": int(r.steps), "actions": actions})
     return {"hands": hands, "dealer": int(dealer)}
 
 
@@ -215,9 +218,9 @@ def run_job(args) -> dict:
     return row
 
 
-def _child(conn, a):
+def _child(conn, a, fn):
     try:
-        conn.send(("ok", run_job(a)))
+        conn.send(("ok", fn(a)))
     except BaseException as err:  # noqa: BLE001 - reported to the parent as a failed job
         conn.send(("error", f"{type(err).__name__}: {err}"))
     finally:
@@ -238,16 +241,19 @@ def _failed_row(a, why: str) -> dict:
             "deal": deal, "seed": base_seed, "error": why}
 
 
-def run_jobs(args, sink, *, workers: int = 2, timeout: float = 600.0) -> None:
-    """Run each job in its own forked process, at most ``workers`` at a time; a job that
-    runs past ``timeout`` seconds (an engine or agent that loops inside compiled code cannot
-    be interrupted otherwise) is killed and recorded with an ``error`` field, as is a job
-    that raises. ``sink(row)`` gets every row as it finishes."""
+def run_jobs(args, sink, *, workers: int = 2, timeout: float = 600.0, fn=None,
+             failed=_failed_row) -> None:
+    """Run each job (``fn(a)`` for each ``a`` in ``args``, by default :func:`run_job`) in its
+    own forked process, at most ``workers`` at a time; a job that runs past ``timeout`` seconds (an engine or agent that
+    loops inside compiled code cannot be interrupted otherwise) is killed and recorded with
+    an ``error`` field (``failed(a, why)``), as is a job that raises. ``sink(row)`` gets
+    every row as it finishes."""
     import time
 
+    fn = run_job if fn is None else fn
     if os.name != "posix":  # pragma: no cover - no fork: run in this process
         for a in args:
-            sink(run_job(a))
+            sink(fn(a))
         return
     ctx = mp.get_context("fork")
     pending = list(reversed(args))
@@ -256,7 +262,7 @@ def run_jobs(args, sink, *, workers: int = 2, timeout: float = 600.0) -> None:
         while pending and len(running) < max(1, workers):
             a = pending.pop()
             parent, child = ctx.Pipe(duplex=False)
-            proc = ctx.Process(target=_child, args=(child, a), daemon=True)
+            proc = ctx.Process(target=_child, args=(child, a, fn), daemon=True)
             proc.start()
             child.close()
             running[proc] = (parent, a, time.monotonic())
@@ -265,14 +271,14 @@ def run_jobs(args, sink, *, workers: int = 2, timeout: float = 600.0) -> None:
             if conn.poll():
                 try:
                     status, payload = conn.recv()
-                    row = payload if status == "ok" else _failed_row(a, payload)
+                    row = payload if status == "ok" else failed(a, payload)
                 except EOFError:
-                    row = _failed_row(a, f"worker died (exit code {proc.exitcode})")
+                    row = failed(a, f"worker died (exit code {proc.exitcode})")
             elif not proc.is_alive():
-                row = _failed_row(a, f"worker died (exit code {proc.exitcode})")
+                row = failed(a, f"worker died (exit code {proc.exitcode})")
             elif time.monotonic() - t0 > timeout:
                 proc.kill()
-                row = _failed_row(a, f"timeout after {timeout:.0f} s")
+                row = failed(a, f"timeout after {timeout:.0f} s")
             if row is not None:
                 proc.join(timeout=5)
                 conn.close()

@@ -225,9 +225,25 @@ def load_policy(path):
     return actor, meta
 
 
+def _fork_safe_torch():
+    """torch, made safe to use in processes forked from this one (the study's and the
+    tournaments' workers): a child forked after torch ran an op in parallel here hangs in
+    its first parallel op (the OpenMP pool does not survive fork), so a forked child runs
+    torch on one thread. Registered once per process."""
+    import torch
+
+    if not _FORK_HOOK:
+        os.register_at_fork(after_in_child=lambda: torch.set_num_threads(1))
+        _FORK_HOOK.append(True)
+    return torch
+
+
+_FORK_HOOK: list = []
+
+
 def masked_logits(actor, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """Logits ``(B, A)`` of ``actor`` for the observation batch, illegal actions at -inf."""
-    import torch
+    torch = _fork_safe_torch()
 
     with torch.no_grad():
         logits = actor(torch.as_tensor(np.asarray(obs, np.float32))).numpy().astype(np.float64)

@@ -562,3 +562,25 @@ def test_int8_training_records_the_dtype_and_plays_on_the_same_encoding(tmp_path
     assert np.abs(env_obs).max() > 1          # scaled features stayed x127
     with pytest.raises(SystemExit):
         main(TINY + ["--run-dir", str(tmp_path / "bad"), "--obs-dtype", "float16"])
+
+
+def test_a_process_forked_after_the_policy_ran_can_run_it():
+    """The luck/skill study probes agents in the parent, then plays in forked workers: the
+    parent's torch thread pool does not survive fork, and the child's first parallel op used
+    to hang (every ppo job then timed out)."""
+    import multiprocessing as mp
+
+    from agents.ppo import masked_logits
+
+    actor, meta = load_policy(SHIPPED)
+    obs = np.zeros((64, int(meta["observation_size"])), np.float32)
+    masks = np.ones((64, int(meta["num_actions"])), np.int8)
+    masked_logits(actor, obs, masks)                      # parallel ops in this process
+    ctx = mp.get_context("fork")
+    child = ctx.Process(target=masked_logits, args=(actor, obs, masks))
+    child.start()
+    child.join(60)
+    hung = child.is_alive()
+    if hung:
+        child.kill()
+    assert not hung and child.exitcode == 0

@@ -74,3 +74,41 @@ def test_fastcall_takes_the_dispatcher_for_another_record_layout():
     second = np.array([(1, 9)], [("pad", np.int64), ("x", np.int64)])[0]
     call = FastCall(_read_x)
     assert [call(first), call(second), call(first)] == [7, 9, 7]
+
+
+_MASKS_SCRIPT = """
+import hashlib, sys
+import numpy as np
+from mountain_rummy_env import Game, make_variant
+for name in sys.argv[1:]:
+    game = Game(make_variant(name, num_players=4), 1)
+    game.reset(seed=11)
+    rng = np.random.default_rng(0)
+    digest = hashlib.sha256()
+    for _ in range(40):
+        digest.update(game.masks[0].tobytes())
+        game.step(np.array([rng.choice(np.flatnonzero(game.masks[0]))]))
+    print(name, digest.hexdigest()[:16])
+"""
+
+
+def test_kernels_cached_by_separate_processes_load_together(tmp_path):
+    """Numba named a record type's code by a number given in the order a process met its
+    layouts, so Crazy's kernels cached by one process and German's by another had the same
+    names, and a process loading both ran German's code on Crazy's records
+    (``_numba_cache.stable_record_names``)."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+
+    def masks(*names):
+        out = subprocess.run([sys.executable, "-c", _MASKS_SCRIPT, *names], env=env,
+                             capture_output=True, text=True, timeout=600)
+        assert out.returncode == 0, out.stderr[-2000:]
+        return out.stdout.split()
+
+    alone = masks("crazy") + masks("german")
+    together = masks("german", "crazy")
+    assert sorted(together) == sorted(alone)

@@ -37,9 +37,9 @@ from ..cards import JOKER_FACE, NUM_RANKS
 from ..solver import OBJ_CREDIT, make_workspace, solve_multiset_ws
 from .batch import register_kernels
 from .rules import (
-    apply_layoff, apply_meld, begin_game, card_face_now, deal, draw_stock, end_face, hand_mask_bits,
-    hand_size_of, hand_view, is_wild, layoff_card, layoff_position, leave_hand, place_on_table,
-    random_below, resolve_meld, shuffle_deck, SET,
+    apply_layoff, apply_meld, begin_game, card_face_now, deal, draw_stock, end_face,
+    hand_mask_bits, hand_size_of, hand_view, is_wild, layoff_card, layoff_position, leave_hand,
+    place_on_table, random_below, resolve_meld, shuffle_deck, SET,
 )
 from .spec import Spec
 from .state import (
@@ -373,8 +373,9 @@ def fillable_templates(spec, held, nj):
 @njit(cache=True)
 def meld_offered(s, spec, t, p, held, work, ws, face_card, jokers, nj, no_face_up, used, decl,
                  removed):
-    """Whether ``meld t`` is legal now (see the module docstring): ``work`` receives the
-    position after it, ``ws`` is the solver's workspace; ``held`` the faces p holds."""
+    """Whether ``meld t`` is legal now (see the module docstring): ``work`` is scratch for
+    the position after it (played out only when the turn's end is in doubt), ``ws`` the
+    solver's workspace; ``held`` the faces p holds."""
     if fill(spec, t, held, nj)[0] < 0:
         return False
     if spec.faces_once and (np.uint64(spec.t_mask[t]) & table_faces(s, spec)) != 0:   # D3
@@ -452,7 +453,8 @@ def legal_mask(s, spec, mask, scratch):
         return
     face_card, jokers, nj, no_face_up, used, decl, removed = meld_scratch(s, spec, p)
     held = hand_mask_bits(face_card)
-    ws = make_workspace(spec.num_templates)
+    # the solver's workspace (about 320 kB for German) only where GE-5's search needs it
+    ws = make_workspace(spec.num_templates if not is_open and spec.open_min > 0 else 0)
     for t in fillable_templates(spec, held, nj):
         if meld_offered(s, spec, t, p, held, scratch, ws, face_card, jokers, nj, no_face_up, used,
                         decl, removed):
@@ -485,8 +487,8 @@ def legal_mask(s, spec, mask, scratch):
 @njit(cache=True)
 def layoff_offered(s, spec, p, m, f, face_card, jokers, nj, no_face_up, work):
     """Whether ``layoff f m`` is legal for p, who has opened and owes no freed joker: a card
-    of p's lays off face ``f`` on meld ``m`` without a dead end (``work[0]`` gets the
-    position after it). ``face_card``/``jokers``/``nj`` are p's hand (:func:`rules.hand_view`)."""
+    of p's lays off face ``f`` on meld ``m`` without a dead end (``work[0]`` is scratch for
+    the position after it). ``face_card``/``jokers``/``nj`` are p's hand (:func:`rules.hand_view`)."""
     c = layoff_card(s, spec, m, f, face_card, jokers, nj, no_face_up)
     if c < 0:
         return False

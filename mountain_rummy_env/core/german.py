@@ -454,8 +454,16 @@ def legal_mask(s, spec, mask, scratch):
     face_card, jokers, nj, no_face_up, used, decl, removed = meld_scratch(s, spec, p)
     held = hand_mask_bits(face_card)
     # the solver's workspace (about 320 kB for German) only where GE-5's search needs it
-    ws = make_workspace(spec.num_templates if not is_open and spec.open_min > 0 else 0)
-    for t in fillable_templates(spec, held, nj):
+    opening = not is_open and spec.open_min > 0
+    ws = make_workspace(spec.num_templates if opening else 0)
+    # GE-5: a meld is offered only if an opening through it can be completed, so none is
+    # when no opening can be completed from here (one search instead of one per template)
+    may_meld = not opening
+    if opening:
+        once, twice, nj_now = hand_layers(s, spec, p)
+        may_meld = opening_reachable(spec, ws, once, twice, nj_now, s.open_total,
+                                     pending_face(s, spec))
+    for t in fillable_templates(spec, held, nj) if may_meld else np.empty(0, np.int64):
         if meld_offered(s, spec, t, p, held, scratch, ws, face_card, jokers, nj, no_face_up, used,
                         decl, removed):
             mask[spec.a_meld + t] = 1

@@ -225,6 +225,7 @@ def load_policy(path):
     return actor, meta
 
 
+@functools.cache
 def _fork_safe_torch():
     """torch, made safe to use in processes forked from this one (the study's and the
     tournaments' workers): a child forked after torch ran an op in parallel here hangs in
@@ -232,13 +233,8 @@ def _fork_safe_torch():
     torch on one thread. Registered once per process."""
     import torch
 
-    if not _FORK_HOOK:
-        os.register_at_fork(after_in_child=lambda: torch.set_num_threads(1))
-        _FORK_HOOK.append(True)
+    os.register_at_fork(after_in_child=lambda: torch.set_num_threads(1))
     return torch
-
-
-_FORK_HOOK: list = []
 
 
 def masked_logits(actor, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:

@@ -243,11 +243,11 @@ def _failed_row(a, why: str) -> dict:
 
 def run_jobs(args, sink, *, workers: int = 2, timeout: float = 600.0, fn=None,
              failed=_failed_row) -> None:
-    """Run each job (``fn(a)`` for each ``a`` in ``args``, by default :func:`run_job`) in its
-    own forked process, at most ``workers`` at a time; a job that runs past ``timeout`` seconds (an engine or agent that
-    loops inside compiled code cannot be interrupted otherwise) is killed and recorded with
-    an ``error`` field (``failed(a, why)``), as is a job that raises. ``sink(row)`` gets
-    every row as it finishes."""
+    """Run each job (``fn(a)`` for each ``a`` in ``args``; by default :func:`run_job`, looked
+    up when called) in its own forked process, at most ``workers`` at a time; a job that runs
+    past ``timeout`` seconds (an engine or agent that loops inside compiled code cannot be
+    interrupted otherwise) is killed and recorded with an ``error`` field (``failed(a,
+    why)``), as is a job that raises. ``sink(row)`` gets every row as it finishes."""
     import time
 
     fn = run_job if fn is None else fn

@@ -13,7 +13,7 @@ from numba import njit
 from numba.extending import overload
 
 from . import rules
-from .spec import SPEC_CLASSES, Spec, spec_class_of
+from .spec import Spec, spec_class_of
 
 KERNELS_BY_SPEC: dict = {Spec: rules}
 
@@ -21,7 +21,6 @@ KERNELS_BY_SPEC: dict = {Spec: rules}
 def register_kernels(spec_class, kernels) -> None:
     """Play specs of ``spec_class`` with the per-game functions of module ``kernels``."""
     KERNELS_BY_SPEC[spec_class] = kernels
-    SPEC_CLASSES[spec_class.__name__] = spec_class
 
 
 def kernels_of(spec) -> object:

@@ -463,10 +463,11 @@ def legal_mask(s, spec, mask, scratch):
         once, twice, nj_now = hand_layers(s, spec, p)
         may_meld = opening_reachable(spec, ws, once, twice, nj_now, s.open_total,
                                      pending_face(s, spec))
-    for t in fillable_templates(spec, held, nj) if may_meld else np.empty(0, np.int64):
-        if meld_offered(s, spec, t, p, held, scratch, ws, face_card, jokers, nj, no_face_up, used,
-                        decl, removed):
-            mask[spec.a_meld + t] = 1
+    if may_meld:
+        for t in fillable_templates(spec, held, nj):
+            if meld_offered(s, spec, t, p, held, scratch, ws, face_card, jokers, nj, no_face_up,
+                            used, decl, removed):
+                mask[spec.a_meld + t] = 1
     if not is_open:
         if s.open_total == 0 and s.obligation < 0:    # nothing staged: a plain discard
             discard_mask(s, spec, mask, p)

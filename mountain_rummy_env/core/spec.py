@@ -163,7 +163,7 @@ def replace_spec(spec: np.record, **changes) -> np.record:
 
 
 SPEC_DTYPES: dict[np.dtype, np.dtype] = {}
-SPEC_CLASSES: dict[str, type] = {"Spec": Spec}   # namedtuple classes by name (spec_record adds)
+SPEC_CLASSES: dict[str, type] = {}   # namedtuple classes by name, of every spec_record made
 
 
 def spec_class_of(spec) -> type:

@@ -183,6 +183,32 @@ def test_headline_rests_on_the_primary_statistic_ratio_interval():
     assert "cannot test" in headline(_primary_stats(mountain=m), {})
 
 
+def test_headline_table_states_the_primary_statistic_and_the_verdict_per_variant():
+    """The report's headline table: one row per variant with n* and its interval, the ratio
+    to Mountain's with the decision rule's verdict, and unmeasured variants named."""
+    from experiments.luck_skill.report import headline_table
+
+    rng = np.random.default_rng(1)
+    stats = _primary_stats(mountain=(15.0, rng.normal(15, 1, 300)),
+                           gin=(50.0, rng.normal(50, 5, 300)),
+                           robbers=(float("inf"), np.full(300, np.inf)))
+    stats["mountain"].lo["n_star_margin_norandom"] = 13.0
+    stats["mountain"].hi["n_star_margin_norandom"] = 17.0
+    stats["gin"].seats = 2
+    rows = {line.split(" | ")[0][2:]: line
+            for line in headline_table(stats, {"german": "no agents"}, ["mountain", "gin",
+                                                                         "german", "robbers"])
+            if line.startswith("| ") and not line.startswith("| variant")}
+    assert "15.0 [13.0, 17.0]" in rows["Mountain Rummy"]
+    assert "| 2 |" in rows["Gin Rummy"] and "0.30 [" in rows["Gin Rummy"]
+    assert rows["Gin Rummy"].endswith("| more skill-based |")
+    assert "not measured: no agents" in rows["German Rummy"]
+    # no measurable skill spread in the other variant in any replicate: n* is infinite there,
+    # so Mountain's finite n* is the more skill-based
+    assert "| ∞ |" in rows["Robber's Rummy"]
+    assert rows["Robber's Rummy"].endswith("| 0.00 [0.00, 0.00] | more skill-based |")
+
+
 # -- estimator validation on simulated studies with a known truth (issue: luck-skill v2) ----
 
 @pytest.mark.parametrize("seats", [2, 4])

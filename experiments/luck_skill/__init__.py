@@ -79,6 +79,18 @@ def _with_chance(cfg, variant, rows, out_dir, progress, log):
     return aivat.correct_rows(cfg, variant, rows, out_dir, progress=progress)
 
 
+def _analysed(cfg, variant, rows, agents, out_dir, progress, log, clair, n_boot) -> VariantStats:
+    """The variant's statistics from its rows (chance-corrected when ``cfg.aivat`` asks),
+    over the ladder agents in ``agents`` and the clairvoyance match when both of its agents
+    are there. Every variant's full games count (the pre-registered full-game share)."""
+    rows = _with_chance(cfg, variant, rows, out_dir / variant, progress, log)
+    use_clair = clair if clair and clair[0] in agents and clair[1] in agents else None
+    st = analyse(variant, rows, [a for a in cfg.ladder if a in agents], clair=use_clair,
+                 n_boot=n_boot, seed=cfg.seed)
+    st.seats = cfg.seats(variant)
+    return st
+
+
 def run_study(cfg: LuckSkillConfig, out_dir, *, report=None, data_dir=None, command="",
               resume: bool = True, progress: bool = True, n_boot: int = 300,
               add_ppo: bool = True, play: bool = True, log=print) -> dict:
@@ -103,12 +115,9 @@ def run_study(cfg: LuckSkillConfig, out_dir, *, report=None, data_dir=None, comm
                     why = why or f"no results in {out_dir / variant}"
                 missing[variant] = why
                 continue
-            rows = _with_chance(cfg, variant, rows, out_dir / variant, progress, log)
             present = {r[x] for r in rows for x in ("a", "b")}
-            use_clair = clair if clair and clair[0] in present and clair[1] in present else None
-            stats[variant] = analyse(variant, rows, [a for a in cfg.ladder if a in present],
-                                     clair=use_clair, n_boot=n_boot, seed=cfg.seed,
-                                     with_game=variant != "gin")
+            stats[variant] = _analysed(cfg, variant, rows, present, out_dir, progress, log,
+                                       clair, n_boot)
             continue
         ok, why = variant_available(variant, options)
         if not ok:
@@ -124,12 +133,8 @@ def run_study(cfg: LuckSkillConfig, out_dir, *, report=None, data_dir=None, comm
             log(f"[luck-skill] {variant}: {why}")
             continue
         rows = collect(cfg, variant, good, out_dir / variant, resume=resume, progress=progress)
-        rows = _with_chance(cfg, variant, rows, out_dir / variant, progress, log)
-        with_game = variant != "gin"  # per the study design: Gin per hand only
-        use_clair = clair if clair and clair[0] in good and clair[1] in good else None
-        stats[variant] = analyse(variant, rows, [a for a in cfg.ladder if a in good],
-                                 clair=use_clair, n_boot=n_boot, seed=cfg.seed,
-                                 with_game=with_game)
+        stats[variant] = _analysed(cfg, variant, rows, good, out_dir, progress, log, clair,
+                                   n_boot)
     paths = {}
     if report is not None:
         from .report import write_report

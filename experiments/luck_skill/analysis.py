@@ -259,6 +259,7 @@ class VariantStats:
     primary_boot: np.ndarray = field(default_factory=lambda: np.zeros(0))  # PRIMARY per replicate
     hand_sd: float = float("nan")           # single-hand SD of results, all pairings pooled
     half_width: dict = field(default_factory=dict)   # pair label -> 95% half-width per deal
+    seats: int = 0                          # the table size played (0: not recorded)
 
 
 def analyse(variant, rows, ladder, *, clair=None, n_boot=300, seed=0,

@@ -15,6 +15,13 @@ from .estimators import percentile_interval
 VARIANTS_COMPARED = ("gin", "german", "crazy", "robbers")
 
 
+def _title(variant: str) -> str:
+    """The variant's display name (``Robber's Rummy``), or the name itself if unknown."""
+    from mountain_rummy_env.registry import VARIANTS
+
+    return VARIANTS[variant].title if variant in VARIANTS else variant
+
+
 def _ci(st: VariantStats, key: str, digits: int = 2) -> str:
     v = st.point.get(key)
     if v is None:
@@ -100,7 +107,8 @@ def write_report(stats: dict[str, VariantStats], missing: dict[str, str],
     data_dir.mkdir(parents=True, exist_ok=True)
     out_md = Path(out_md)
     cols = [v for v in variants_order]
-    lines = [f"# Luck and skill in Mountain Rummy{' vs ' + ', '.join(c.title() for c in cols[1:]) if len(cols) > 1 else ''}",
+    others = ", ".join(_title(c) for c in cols if c != "mountain")
+    lines = [f"# Luck and skill in Mountain Rummy{' vs ' + others if others else ''}",
              "", "Made by:", "", "```", *command.splitlines(), "```", "",
              "Methods, formulas and assumptions: [luck_skill.md](luck_skill.md). "
              "Values are point estimates with 95% percentile-bootstrap intervals over deals "
@@ -115,13 +123,14 @@ def write_report(stats: dict[str, VariantStats], missing: dict[str, str],
                          "; ".join(f"`{a}` ({why.strip().splitlines()[0][:120] if why.strip() else '?'})"
                                    for a, why in bad.items()))
             lines.append("")
-    # summary
-    lines += ["## Summary", "", "| statistic | " + " | ".join(cols) + " |",
+    lines += ["## The answer (pre-registered)", "", headline(stats, missing), "",
+              *headline_table(stats, missing, cols), ""]
+    lines += ["## Secondary statistics", "", "| statistic | " + " | ".join(cols) + " |",
               "|---|" + "---|" * len(cols)]
     for label, key, cells in summary_lines(stats, missing, cfg.self_agents):
         lines.append(f"| {label} | " + " | ".join(cells.get(c, "") for c in cols) + " |")
     lines.append("")
-    lines += ["## Conclusion", "", conclusion(stats, missing, cfg), ""]
+    lines += ["## What the secondary statistics say", "", conclusion(stats, missing, cfg), ""]
     lines += anchor_lines(stats)
     # per variant details
     for v, st in stats.items():
@@ -248,27 +257,25 @@ def plot(stats, data_dir) -> dict:
 
     fig = Figure(figsize=(7, 4.5))
     ax = fig.subplots()
-    hands = np.logspace(0, 3, 200)
+    hands = np.logspace(0, 4, 300)
     for v, st in stats.items():
-        for tag, style in (("", "-"), ("_norandom", "--")):
-            ns = st.point.get(f"n_star_margin{tag}")
-            if ns is None or not np.isfinite(ns):
-                continue
-            lab = f"{v}{' (ladder without random)' if tag else ''}: n* = {ns:.1f} hands"
-            line, = ax.plot(hands, hands / (hands + ns), style, label=lab)
-            lo, hi = st.lo.get(f"n_star_margin{tag}"), st.hi.get(f"n_star_margin{tag}")
-            if lo is not None and np.isfinite(lo) and np.isfinite(hi):
-                ax.fill_between(hands, hands / (hands + hi), hands / (hands + lo),
-                                color=line.get_color(), alpha=0.15)
-            H = st.point.get("hands_per_game")
-            if H is not None and np.isfinite(H) and not tag:
-                ax.axvline(H, color=line.get_color(), lw=0.8, ls=":")
+        ns = st.point.get(PRIMARY)
+        if ns is None or not np.isfinite(ns):
+            continue
+        line, = ax.plot(hands, hands / (hands + ns), label=f"{_title(v)}: n* = {ns:.1f} hands")
+        lo, hi = st.lo.get(PRIMARY), st.hi.get(PRIMARY)
+        if lo is not None and not (np.isnan(lo) or np.isnan(hi)):
+            ax.fill_between(hands, hands / (hands + hi), hands / (hands + lo),
+                            color=line.get_color(), alpha=0.15)
+        H = st.point.get("hands_per_game")
+        if H is not None and np.isfinite(H):
+            ax.axvline(H, color=line.get_color(), lw=0.8, ls=":")
     ax.set_xscale("log")
     ax.set_xlabel("hands averaged (dotted: mean hands per full game)")
     ax.set_ylabel("skill share of the variance of the mean result")
     ax.set_ylim(0, 1)
     ax.legend(fontsize=8)
-    ax.set_title("True-score decomposition: skill share n / (n + n*)")
+    ax.set_title("Competent agents (pre-registered n*): skill share n / (n + n*), 95% CI")
     fig.tight_layout()
     p = Path(data_dir) / "skill_share.png"
     fig.savefig(p, dpi=100)
@@ -348,11 +355,54 @@ def conclusion(stats: dict, missing: dict, cfg) -> str:
                            "LE/(LE+RE) with a beginner that beats the search is meaningless "
                            "(negative).")
         parts.append(" ".join(txt))
-    parts.append("**The claim.** " + headline(stats, missing))
     parts.append("Caveats: the numbers are relative to this agent ladder (a stronger top agent "
                  "or a weaker bottom one widens the skill spread); a `--quick` run has few "
                  "deals and wide intervals.")
     return "\n\n".join(parts)
+
+
+def headline_table(stats: dict, missing: dict, order) -> list[str]:
+    """The headline table: per variant the pre-registered primary statistic (n* of the
+    competent ladder) with its interval, the skill shares it implies per hand and per full
+    game, and the comparison with Mountain that decides the claim."""
+    lines = ["| variant | seats | competent ladder (weakest first) | deals per pairing | "
+             "n* hands [95% CI] | skill share per hand | hands per full game | "
+             "skill share of one full game | n*_Mountain / n*_variant [95% CI] | Mountain is |",
+             "|---|---:|---|---|---|---|---|---|---|---|"]
+    for v in order:
+        if v in missing:
+            lines.append(f"| {_title(v)} | | not measured: {missing[v][:80]} | | | | | | | |")
+            continue
+        st = stats[v]
+        competent = [a for a in st.ladder if a != "random"]
+        deals = [n for k, n in st.n_deals.items()
+                 if " vs " in k and "random" not in k.split(" vs ")]
+        span = (f"{min(deals)}" if min(deals) == max(deals) else f"{min(deals)}–{max(deals)}"
+                ) if deals else "n/a"
+        if v == "mountain" or "mountain" not in stats:
+            ratio = verdict = "—"
+        else:
+            r, lo, hi, verdict = compare_primary(stats["mountain"], st)
+            ratio = f"{fmt(r, 2)} [{fmt(lo, 2)}, {fmt(hi, 2)}]"
+        lines.append(f"| {_title(v)} | {st.seats or ''} | " + ", ".join(f"`{a}`" for a in competent)
+                     + f" | {span} | {_ci(st, PRIMARY, 1)} | "
+                     f"{_ci(st, 'skill_share_hand_margin_norandom', 3)} | "
+                     f"{_ci(st, 'hands_per_game', 1)} | "
+                     f"{_ci(st, 'skill_share_game_margin_norandom', 3)} | {ratio} | {verdict} |")
+    lines += ["", "n*: the hands after which the variance of a player's mean result owed to "
+              "skill equals the variance owed to luck, among the competent agents (`random` "
+              "left out); fewer hands means more skill. A seat's result is its hand points "
+              "minus the mean of the other seats'. The skill shares are 1 / (1 + n*) for one "
+              "hand and H / (H + n*) for a full game of H hands. The last two columns apply "
+              "the pre-registered decision rule (docs/luck_skill.md)."]
+    return lines
+
+
+def _ratio(a: float, b: float) -> float:
+    """a / b for n* values, which may be infinite (no measurable skill spread)."""
+    if not (np.isfinite(a) or np.isfinite(b)) or np.isnan(a) or np.isnan(b) or b == 0:
+        return float("nan")
+    return 0.0 if np.isinf(b) else a / b
 
 
 def compare_primary(mountain: VariantStats, other: VariantStats) -> tuple[float, float, float, str]:
@@ -360,12 +410,14 @@ def compare_primary(mountain: VariantStats, other: VariantStats) -> tuple[float,
     the 95% interval pairs the variants' independent bootstrap replicates. Below 1: Mountain
     needs fewer hands for skill to outweigh luck, so it is the more skill-based game."""
     a, b = mountain.point.get(PRIMARY, float("nan")), other.point.get(PRIMARY, float("nan"))
-    ratio = a / b if b and np.isfinite(a) and np.isfinite(b) else float("nan")
+    ratio = _ratio(a, b)
     n = min(mountain.primary_boot.size, other.primary_boot.size)
     with np.errstate(divide="ignore", invalid="ignore"):
         reps = mountain.primary_boot[:n] / other.primary_boot[:n]
     lo, hi = percentile_interval(reps) if n else (float("nan"), float("nan"))
-    if hi < 1:
+    if np.isnan(lo) or np.isnan(hi):
+        verdict = "not measured (no interval)"
+    elif hi < 1:
         verdict = "more skill-based"
     elif lo > 1:
         verdict = "less skill-based"
@@ -390,7 +442,7 @@ def headline(stats: dict, missing: dict) -> str:
     for v in others:
         ratio, lo, hi, verdict = compare_primary(m, stats[v])
         verdicts.append(verdict)
-        parts.append(f"against {v.title()}, n*_Mountain / n*_{v.title()} = {fmt(ratio, 2)} "
+        parts.append(f"against {_title(v)}, n*_Mountain / n*_{v} = {fmt(ratio, 2)} "
                      f"[{fmt(lo, 2)}, {fmt(hi, 2)}]: Mountain Rummy is {verdict}")
     if all(v == "more skill-based" for v in verdicts):
         answer = "supports the claim for every variant measured"
@@ -403,6 +455,6 @@ def headline(stats: dict, missing: dict) -> str:
             + "; ".join(parts) + f". The pre-registered statistic {answer}.")
     if unmeasured:
         text += (" Not measured in this run: " + ", ".join(
-            f"{u.title()} ({missing[u][:80]})" if u in missing else u.title() for u in unmeasured)
+            f"{_title(u)} ({missing[u][:80]})" if u in missing else _title(u) for u in unmeasured)
             + "; the claim's \"other rummy games\" are only partly covered.")
     return text

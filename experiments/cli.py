@@ -608,7 +608,9 @@ def add_luck_skill_parser(sub) -> None:
                     "agent ladder, true-score decomposition and a clairvoyant search; writes "
                     "a markdown report with CSV/PNG (see docs/luck_skill.md).")
     ls.add_argument("--variants", default="mountain,gin",
-                    help="comma-separated variants; unavailable ones are reported as such "
+                    help="comma-separated variants, each optionally at a table size "
+                         "(german@2: German Rummy at 2 seats, its own column beside "
+                         "german); unavailable ones are reported as such "
                          "(default: %(default)s)")
     ls.add_argument("--options", type=_options, default={}, metavar="JSON",
                     help="rules options per variant as JSON, e.g. "
@@ -738,11 +740,15 @@ def cmd_luck_skill(args) -> int:
 
 def _study_options(options: dict, variants: list[str]) -> dict:
     """luck-skill's ``--options`` checked: ``{variant: {option: value}}`` for variants the
-    study plays, each set accepted by the variant; else a one-line error naming it."""
+    study plays, each set accepted by the variant, and every ``variant@N`` column's table
+    size accepted; else a one-line error naming it."""
     from mountain_rummy_env.registry import make_variant
 
+    from experiments.luck_skill import LuckSkillConfig
+
+    played = set(variants) | {LuckSkillConfig.variant_of(c) for c in variants}
     for name, opts in options.items():
-        if name not in variants:
+        if name not in played:
             raise SystemExit(f"error: --options names {name!r}, which is not in --variants "
                              f"({', '.join(variants)}); give options per variant, e.g. "
                              "'{\"german\": {\"num_players\": 2}}'")
@@ -750,9 +756,19 @@ def _study_options(options: dict, variants: list[str]) -> dict:
             raise SystemExit(f"error: --options for {name!r} must be a JSON object of "
                              f"options, got {json.dumps(opts)}")
         try:
-            make_variant(name, **opts)
+            make_variant(LuckSkillConfig.variant_of(name), **opts)
         except (TypeError, ValueError) as err:
             raise SystemExit(f"error: --options for {name!r}: {err}")
+    for column in (c for c in variants if "@" in c):
+        seats = column.partition("@")[2]
+        if not seats.isdigit():
+            raise SystemExit(f"error: --variants entry {column!r}: after '@' comes a table "
+                             "size, e.g. german@2")
+        try:
+            make_variant(LuckSkillConfig.variant_of(column),
+                         **LuckSkillConfig(variant_options=options).options_for(column))
+        except (TypeError, ValueError) as err:
+            raise SystemExit(f"error: --variants entry {column!r}: {err}")
     return {name: dict(opts) for name, opts in options.items()}
 
 

@@ -186,6 +186,39 @@ def test_cli_options_play_two_seat_german(tmp_path):
             main(args[:3] + ["--options", bad] + args[5:])
 
 
+def test_a_variant_at_another_table_size_is_its_own_column(tmp_path):
+    """``--variants german,german@2``: German at its default table and at 2 seats are two
+    columns with their own results; rows name the variant and carry the table size; the
+    report titles the column and keeps it out of the answer. Table sizes the variant
+    refuses, and ones that are not numbers, are one-line errors."""
+    import pytest
+
+    from experiments.cli import main
+
+    cfg = LuckSkillConfig(variants=["german", "german@2"],
+                          variant_options={"german": {"num_players": 3}})
+    assert cfg.options_for("german") == {"num_players": 3}
+    assert cfg.options_for("german@2") == {"num_players": 2}
+    assert (cfg.seats("german"), cfg.seats("german@2"), cfg.variant_of("german@2")) == (3, 2, "german")
+
+    out, report = tmp_path / "runs", tmp_path / "r.md"
+    args = ["luck-skill", "--variants", "mountain,german@2", "--ladder", "random", "greedy",
+            "--deals", "2", "--self-deals", "1", "--self-agents", "random", "--games", "0",
+            "--workers", "1", "--no-progress", "--boot", "10", "--out", str(out),
+            "--report", str(report)]
+    assert main(args) == 0
+    rows = load_results(out / "german@2" / "results.jsonl")
+    assert rows and all(r["variant"] == "german" and r["options"] == {"num_players": 2}
+                        for r in rows)
+    md = report.read_text()
+    assert "| German Rummy at 2 seats | 2 |" in md
+    answer = md.split("## The answer (pre-registered)")[1].split("\n\n")[1]
+    assert "German" not in answer.split("Not measured in this run:")[0]   # secondary only
+    for bad, says in (("crazy@2", "num_players"), ("german@two", "table size")):
+        with pytest.raises(SystemExit, match=says):
+            main(args[:2] + [bad] + args[3:])
+
+
 def test_the_precision_rule_plays_blocks_until_the_interval_is_narrow(tmp_path):
     """``precision``: a pairing is played in blocks until its 95% half-width is within
     ``precision`` single-hand SDs or it reaches ``max_deals``; a rerun plays nothing new

@@ -72,7 +72,7 @@ def _with_chance(cfg, variant, rows, out_dir, progress, log):
     from . import aivat
     from .runner import _variant
 
-    why = aivat.supported(_variant(variant, cfg.options_for(variant), False)[0])
+    why = aivat.supported(_variant(cfg.variant_of(variant), cfg.options_for(variant), False)[0])
     if why:
         log(f"[luck-skill] {variant}: no chance correction ({why})")
         return rows
@@ -108,9 +108,9 @@ def run_study(cfg: LuckSkillConfig, out_dir, *, report=None, data_dir=None, comm
         if not play:
             rows = stored_rows(cfg, variant, out_dir / variant)
             if not rows:
-                ok, why = variant_available(variant, options)
+                ok, why = variant_available(cfg.variant_of(variant), options)
                 if ok:
-                    _, bad, why = probe_agents(cfg, variant, options, clair)
+                    _, bad, why = probe_agents(cfg, cfg.variant_of(variant), options, clair)
                     unsupported[variant] = bad
                     why = why or f"no results in {out_dir / variant}"
                 missing[variant] = why
@@ -119,12 +119,12 @@ def run_study(cfg: LuckSkillConfig, out_dir, *, report=None, data_dir=None, comm
             stats[variant] = _analysed(cfg, variant, rows, present, out_dir, progress, log,
                                        clair, n_boot)
             continue
-        ok, why = variant_available(variant, options)
+        ok, why = variant_available(cfg.variant_of(variant), options)
         if not ok:
             missing[variant] = why
             log(f"[luck-skill] {variant}: not available ({why})")
             continue
-        good, bad, why = probe_agents(cfg, variant, options, clair)
+        good, bad, why = probe_agents(cfg, cfg.variant_of(variant), options, clair)
         unsupported[variant] = bad
         if bad:
             log(f"[luck-skill] {variant}: agents left out: {', '.join(bad)}")

@@ -309,7 +309,8 @@ def correct_rows(cfg, variant: str, rows: list[dict], out_dir, *, progress: bool
     done = stored()
     todo = [r for r in rows if r["kind"] == "pair" and "error" not in r
             and r["a"] in cfg.ladder and r["b"] in cfg.ladder and _key(r) not in done]
-    args = [(variant, cfg.options_for(variant), cfg.aivat, cfg.seed, r) for r in todo]
+    args = [(cfg.variant_of(variant), cfg.options_for(variant), cfg.aivat, cfg.seed, r)
+            for r in todo]
     with result_sink(path, len(args), desc=f"{variant} chance corrections", unit="deal",
                      progress=progress) as sink:
         run_jobs(args, sink, workers=cfg.workers, timeout=cfg.job_timeout,

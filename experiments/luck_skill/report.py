@@ -15,11 +15,20 @@ from .estimators import percentile_interval
 VARIANTS_COMPARED = ("gin", "german", "crazy", "robbers")
 
 
-def _title(variant: str) -> str:
-    """The variant's display name (``Robber's Rummy``), or the name itself if unknown."""
+def _title(column: str) -> str:
+    """A study column's display name (``Robber's Rummy``; ``german@2``: ``German Rummy at
+    2 seats``), or the name itself for an unknown variant."""
     from mountain_rummy_env.registry import VARIANTS
 
-    return VARIANTS[variant].title if variant in VARIANTS else variant
+    name, _, seats = column.partition("@")
+    title = VARIANTS[name].title if name in VARIANTS else name
+    return f"{title} at {seats} seats" if seats else title
+
+
+def _decides(column: str) -> bool:
+    """Whether a column enters the pre-registered decision: each variant at its usual table
+    (``german``), not at another size (``german@2``, a secondary like-for-like comparison)."""
+    return "@" not in column
 
 
 def _ci(st: VariantStats, key: str, digits: int = 2) -> str:
@@ -384,6 +393,7 @@ def headline_table(stats: dict, missing: dict, order) -> list[str]:
         else:
             r, lo, hi, verdict = compare_primary(stats["mountain"], st)
             ratio = f"{fmt(r, 2)} [{fmt(lo, 2)}, {fmt(hi, 2)}]"
+            verdict = verdict if _decides(v) else f"{verdict} (secondary)"
         lines.append(f"| {_title(v)} | {st.seats or ''} | " + ", ".join(f"`{a}`" for a in competent)
                      + f" | {span} | {_ci(st, PRIMARY, 1)} | "
                      f"{_ci(st, 'skill_share_hand_margin_norandom', 3)} | "
@@ -394,7 +404,9 @@ def headline_table(stats: dict, missing: dict, order) -> list[str]:
               "left out); fewer hands means more skill. A seat's result is its hand points "
               "minus the mean of the other seats'. The skill shares are 1 / (1 + n*) for one "
               "hand and H / (H + n*) for a full game of H hands. The last two columns apply "
-              "the pre-registered decision rule (docs/luck_skill.md)."]
+              "the pre-registered decision rule (docs/luck_skill.md); a variant at another "
+              "table size than its usual one is a secondary, like-for-like comparison and "
+              "does not enter the answer."]
     return lines
 
 
@@ -432,7 +444,7 @@ def headline(stats: dict, missing: dict) -> str:
     the report is secondary."""
     if "mountain" not in stats:
         return "Mountain Rummy was not measured, so the claim cannot be tested by this run."
-    others = [v for v in stats if v != "mountain"]
+    others = [v for v in stats if v != "mountain" and _decides(v)]
     unmeasured = sorted(set(VARIANTS_COMPARED) - set(others))
     if not others:
         return ("Only Mountain Rummy was measured: the claim is comparative, so this run "

@@ -80,14 +80,29 @@ class LuckSkillConfig:
                        f"budget={budget}" in s), f"search:budget={budget}")
         return f"clairvoyant:budget={budget}", search
 
-    def options_for(self, variant: str) -> dict:
-        return dict(self.variant_options.get(variant, {}))
+    # A study column is a variant name (``german``: its options, else its default table) or
+    # a variant at a table size (``german@2``: German Rummy at 2 seats, the like-for-like
+    # secondary comparison with Mountain); rows, results and report columns are per column.
 
-    def seats(self, variant: str) -> int:
-        """The table size the study plays ``variant`` at (its options, else its default)."""
+    @staticmethod
+    def variant_of(column: str) -> str:
+        """The variant a study column plays (``german@2`` -> ``german``)."""
+        return column.partition("@")[0]
+
+    def options_for(self, column: str) -> dict:
+        """The rules options of a study column: its own, else its variant's, with the table
+        size of ``variant@N`` on top."""
+        name, _, seats = column.partition("@")
+        opts = dict(self.variant_options.get(column, self.variant_options.get(name, {})))
+        if seats:
+            opts["num_players"] = int(seats)
+        return opts
+
+    def seats(self, column: str) -> int:
+        """The table size the study plays ``column`` at (its options, else its default)."""
         from mountain_rummy_env.registry import make_variant
 
-        return make_variant(variant, **self.options_for(variant)).num_players
+        return make_variant(self.variant_of(column), **self.options_for(column)).num_players
 
     def jobs(self, variant: str, agents: list[str], deals_for: dict | None = None) -> list[tuple]:
         """Jobs for ``variant`` with the supported agents ``agents`` (ladder subset, plus
@@ -363,15 +378,15 @@ def _collect_once(cfg, variant, agents, out_dir, deals_for, *, resume, progress,
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "results.jsonl"
-    options = cfg.options_for(variant)
+    options, name = cfg.options_for(variant), cfg.variant_of(variant)
     jobs = cfg.jobs(variant, agents, deals_for)
     have = {_key(r) for r in load_results(path)}
-    todo = [j for j in jobs if _key(j, variant, options, cfg.seed) not in have]
+    todo = [j for j in jobs if _key(j, name, options, cfg.seed) not in have]
     # slow jobs first so the pool's tail is short
     todo.sort(key=lambda j: 0 if any(x.startswith(("search", "clairvoyant")) for x in j[1:3]) else 1)
     if max_jobs is not None:
         todo = todo[:max_jobs]
-    args = [(variant, options, cfg.seed, j) for j in todo]
+    args = [(name, options, cfg.seed, j) for j in todo]
     with result_sink(path, len(todo), desc=f"{variant} jobs", unit="job",
                      progress=progress) as sink:
         if cfg.ray is not None:
@@ -382,7 +397,7 @@ def _collect_once(cfg, variant, agents, out_dir, deals_for, *, resume, progress,
             # one job a chunk: a job past its time fails alone, as locally
         else:
             run_jobs(args, sink, workers=cfg.workers, timeout=cfg.job_timeout)
-    wanted = {_key(j, variant, options, cfg.seed) for j in jobs}
+    wanted = {_key(j, name, options, cfg.seed) for j in jobs}
     seen = set()
     rows = []
     for r in load_results(path):
@@ -396,12 +411,12 @@ def _collect_once(cfg, variant, agents, out_dir, deals_for, *, resume, progress,
 def stored_rows(cfg: LuckSkillConfig, variant: str, out_dir) -> list[dict]:
     """The rows of ``out_dir/results.jsonl`` that belong to this configuration (any agent;
     with ``cfg.precision`` any number of deals per ladder pairing)."""
-    options = cfg.options_for(variant)
+    options, name = cfg.options_for(variant), cfg.variant_of(variant)
     agents = {x for j in cfg.jobs(variant, _all_specs(cfg)) for x in j[1:3]}
     deals_for = None
     if cfg.precision:
         deals_for = {(a, b): cfg.max_deals for a in agents for b in agents}
-    wanted = {_key(j, variant, options, cfg.seed)
+    wanted = {_key(j, name, options, cfg.seed)
               for j in cfg.jobs(variant, sorted(agents), deals_for)}
     seen, rows = set(), []
     for r in load_results(Path(out_dir) / "results.jsonl"):

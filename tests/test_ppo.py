@@ -521,22 +521,6 @@ def test_duplicate_baseline_zeroes_the_reward_of_a_learner_that_plays_the_rules_
         parse_args(["--reward-baseline", "rules", "--opponents", "greedy", "--reward", "win"])
 
 
-def test_departure_noise_measures_single_departures_against_the_rules_replay(capsys):
-    """experiments.departure_noise: hands without a departure score exactly 0 over the rules
-    replay; hands with one are labelled by the kind of departure and mostly differ."""
-    from experiments.departure_noise import main, parse_args
-
-    rows = main(["--hands", "24", "--num-envs", "4", "--depart", "0.3", "--no-progress"])
-    assert len(rows) == 24
-    assert all(x == 0.0 for k, x in rows if k is None)
-    departed = [x for k, x in rows if k is not None]
-    assert len(departed) >= 8 and sum(x != 0 for x in departed) > len(departed) // 2
-    assert all(" -> " in k for k, _ in rows if k is not None)
-    assert "| any |" in capsys.readouterr().out
-    with pytest.raises(SystemExit):
-        parse_args(["--depart", "2"])
-
-
 def test_int8_training_records_the_dtype_and_plays_on_the_same_encoding(tmp_path):
     """--obs-dtype int8: the env, the rollout buffer and the checkpoint use the int8 encoding,
     and the agent feeds the network what the env gave the learner."""

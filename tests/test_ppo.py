@@ -156,17 +156,32 @@ def test_wrong_variant_checkpoint_fails_clearly(tmp_path):
         load_policy(path)
 
 
-def test_unknown_action_guard_fails_clearly(tmp_path):
+@pytest.mark.parametrize("key, value", [("guard", "rules-hold"), ("hint", "rules-slots"),
+                                        ("hint", "oracle")])
+def test_checkpoint_of_a_removed_route_is_refused_with_the_commit_that_plays_it(tmp_path, key, value):
+    """Action guards (--guard) and advisers (--hint) left the repository after cb72a70: a
+    checkpoint that names one is refused, saying so and naming that commit; "none" or no
+    key at all is a plain policy."""
     from mountain_rummy_env import mountain_variant
     from mountain_rummy_env.envs.observation import observation_size
 
+    from agents.ppo import LAST_ROUTES_COMMIT
+
     v = mountain_variant()
-    path = tmp_path / "guarded.pt"
     meta = {"variant": "mountain", "variant_options": {}, "observation_size": observation_size(v),
-            "num_actions": v.num_actions, "net_arch": [8], "activation": "tanh", "guard": "psychic"}
-    save_policy(path, build_actor(meta["observation_size"], meta["num_actions"], [8]), meta)
-    with pytest.raises(CheckpointError, match="unknown action guard 'psychic'"):
+            "num_actions": v.num_actions, "net_arch": [8], "activation": "tanh"}
+    actor = build_actor(meta["observation_size"], meta["num_actions"], [8])
+    plain = tmp_path / "plain.pt"
+    save_policy(plain, actor, dict(meta, guard="none", hint="none"))
+    assert load_policy(plain)[1]["hint"] == "none"
+    path = tmp_path / "removed.pt"
+    save_policy(path, actor, dict(meta, **{key: value}))
+    assert LAST_ROUTES_COMMIT == "cb72a70"
+    with pytest.raises(CheckpointError, match=rf"{value!r} \(train_ppo --{key}\), a route removed "
+                                              rf"from this repository; commit cb72a70 is the last"):
         load_policy(path)
+    with pytest.raises(AgentSpecError, match="route removed"):
+        make_agent(f"ppo:path={path}")
 
 
 def torch_load(path):
@@ -182,45 +197,6 @@ def test_cli_help():
     for flag in ("--variant", "--resume", "--opponents", "--eval-deals", "--learning-rate",
                  "--net-arch", "--reward"):
         assert flag in out.stdout
-
-
-# -- the rules player's hold guard -------------------------------------------------------
-
-
-def test_hold_guard_leaves_exactly_the_rules_players_hold_decision():
-    """Over rules-vs-greedy hands: at every decision of the rules player with a legal meld or
-    layoff, the guard removes the placements exactly when the rules player holds, and the
-    rules player's move is always left in the guarded mask."""
-    from mountain_rummy_env import Game, mountain_variant, player_view
-    from mountain_rummy_env.core.state import EVENT_NONE
-
-    from agents.common import PLACE, family_table
-    from agents.ppo import hold_guard
-
-    v = mountain_variant()
-    fam = family_table(v)
-    placing = np.isin(fam, PLACE)
-    game = Game(v, 1)
-    held = placed = 0
-    for h in range(16):
-        rules, greedy = make_agent("rules"), make_agent("greedy")
-        players = [rules, greedy] if h % 2 == 0 else [greedy, rules]
-        game.reset(seed=h)
-        while True:
-            p = game.current_player(0)
-            view, mask = player_view(game, 0, p), game.masks[0].copy()
-            a = players[p].act(view, mask)
-            if players[p] is rules and (mask & placing).any() and mask.sum() > 1:
-                guarded = hold_guard(view, mask)
-                assert guarded[a] and not (guarded & ~mask.astype(bool)).any()
-                if placing[a]:
-                    placed += 1
-                    assert (guarded == mask).all()
-                elif not (guarded & placing).any():
-                    held += 1
-            if game.step_one(0, a) != EVENT_NONE:
-                break
-    assert held > 20 and placed > 20, (held, placed)
 
 
 # -- the shipped policy -----------------------------------------------------------------
@@ -248,77 +224,6 @@ def test_shipped_policy_plays_legal_hands_and_beats_random():
     assert all(h["steps"] > 0 for h in row["hands"]) and row["outcome"] in (0.0, 0.5, 1.0)
     margins = [play_deal(cfg, "ppo:policy=mountain", "random", 100 + d)["margin"] for d in range(10)]
     assert np.mean(margins) > 0, margins
-
-
-# -- the rules player as adviser (--hint rules) -------------------------------------------
-
-
-def _hinted_checkpoint(path, hint_weight: float, head_scale: float, seed: int = 0, hint="rules"):
-    """A hinted Mountain policy with a random head of ``head_scale`` and ``hint_weight``."""
-    import torch
-
-    from agents.ppo_nets import build_actor
-    from mountain_rummy_env import mountain_variant
-    from mountain_rummy_env.envs.observation import observation_size
-
-    from agents.ppo import HINTS
-
-    v = mountain_variant()
-    torch.manual_seed(seed)
-    actor = build_actor(observation_size(v), v.num_actions, [16], "tanh", hinted=True,
-                        slots=HINTS[hint].slots)
-    with torch.no_grad():
-        actor.head.weight.normal_(0.0, head_scale)
-        actor.head.hint_weight.fill_(hint_weight)
-        if HINTS[hint].slots:
-            actor.head.slot_net.weight.normal_(0.0, head_scale)
-    save_policy(path, actor, {"variant": "mountain", "variant_options": {},
-                              "observation_size": observation_size(v), "num_actions": v.num_actions,
-                              "net_arch": [16], "activation": "tanh", "hint": hint})
-    return path
-
-
-@pytest.mark.parametrize("hint", ["rules", "rules-shortlist", "rules-slots"])
-def test_hinted_policy_with_a_quiet_head_plays_the_rules_players_moves(tmp_path, hint):
-    """A hinted policy whose head is near zero plays exactly what a rules player in its
-    seat would: the adviser is reset every hand and tracks the hand as that player does."""
-    from mountain_rummy_env import Game, mountain_variant
-    from mountain_rummy_env.core.state import EVENT_NONE
-    from mountain_rummy_env.game import player_view
-
-    path = _hinted_checkpoint(tmp_path / "hinted.pt", hint_weight=5.0, head_scale=1e-4, hint=hint)
-    me, shadow, opp = make_agent(f"ppo:path={path}", seed=1), make_agent("rules", variant="mountain"), \
-        make_agent("greedy", seed=2)
-    game = Game(mountain_variant(), 1)
-    decisions = 0
-    for hand in range(14):
-        game.reset(seed=100 + hand)
-        for a in (me, shadow, opp):
-            a.reset()
-        seat = hand % 2
-        while True:
-            p = game.current_player(0)
-            view, mask = player_view(game, 0, p), game.masks[0]
-            if p == seat:
-                a = me.act(view, mask)
-                assert a == shadow.act(view, mask)
-                decisions += 1
-            else:
-                a = opp.act(view, mask)
-            if game.step_one(0, a) != EVENT_NONE:
-                break
-    assert decisions > 100
-
-
-def test_unknown_hint_fails_clearly(tmp_path):
-    path = _hinted_checkpoint(tmp_path / "h.pt", 1.0, 0.1)
-    blob = torch_load(path)
-    blob["hint"] = "oracle"
-    import torch
-
-    torch.save(blob, path)
-    with pytest.raises(CheckpointError, match="unknown hint 'oracle'"):
-        load_policy(path)
 
 
 def test_int8_training_records_the_dtype_and_plays_on_the_same_encoding(tmp_path):

@@ -19,19 +19,15 @@ arbitrary pickle): a dict of plain values and tensors::
      "observation_size": 1809, "num_actions": 1845, "net_arch": [256, 256],
      "activation": "tanh", "env_steps": 1000000, "state_dict": {...}}
 
-An optional ``"guard"`` names the action guard the policy was trained under
-(:data:`GUARDS`; absent or ``"none"``: the full legal mask). An optional ``"hint"`` names
-the adviser whose move the policy sees (:data:`HINTS`; absent or ``"none"``: no hint): a
-hinted policy's input is the observation plus id columns, the adviser's move for that
-position (and, with slots, its candidate moves), and its logits add ``head.hint_weight``
-to that move (:mod:`agents.ppo_nets`); a shortlist hint also narrows the moves it
-chooses from (:func:`advise`). An optional ``"obs_dtype"`` (``"float32"`` when absent, or
-``"int8"``: ``train_ppo --obs-dtype``) is the encoding the policy was trained on; the agent
-encodes in it and feeds the values to the network as float32, as SB3 did.
+An optional ``"obs_dtype"`` (``"float32"`` when absent, or ``"int8"``: ``train_ppo
+--obs-dtype``) is the encoding the policy was trained on; the agent encodes in it and feeds
+the values to the network as float32, as SB3 did. A checkpoint whose ``"guard"`` (an action
+guard) or ``"hint"`` (an advising player) is other than absent or ``"none"`` was trained by
+a route since removed (docs/training.md, "Tried routes"): it is refused with a
+:class:`CheckpointError` that names :data:`LAST_ROUTES_COMMIT`, the last commit that plays it.
 
 ``state_dict`` holds the actor only: ``body.{0,2,..}.weight/bias`` (Linear layers with the
-activation between them) and ``head.weight/bias`` (the logits; hinted: and
-``head.hint_weight``, with slots ``head.slot_net.weight/bias``); the weights may be float16
+activation between them) and ``head.weight/bias`` (the logits); the weights may be float16
 (``experiments/ship_policy.py`` halves shipped files that way) and are cast to float32 on load. A
 sidecar ``.json`` with the same metadata (no weights) is written next to it for humans. Missing, corrupt or
 wrong-variant files raise :class:`CheckpointError` with the reason (a policy of another variant
@@ -44,7 +40,6 @@ import functools
 import json
 import os
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 
@@ -53,10 +48,15 @@ from .base import Agent, AgentSpecError, register
 FORMAT = "mountain-rummy-ppo-policy/1"
 _META_KEYS = ("variant", "variant_options", "observation_size", "num_actions", "net_arch",
               "activation")
+# the last commit whose ppo agent plays policies trained with an action guard (--guard) or
+# an adviser (--hint): routes removed since (docs/training.md, "Tried routes")
+LAST_ROUTES_COMMIT = "cb72a70"
+_REMOVED_ROUTES = {"guard": "action guard", "hint": "adviser"}
 
 
 class CheckpointError(AgentSpecError):
-    """A policy checkpoint that is missing, corrupt, or made for another variant."""
+    """A policy checkpoint that is missing, corrupt, made for another variant, or trained by a
+    route since removed (an action guard or an adviser)."""
 
 
 POLICY_DIR = Path(__file__).resolve().parent / "policies"
@@ -76,73 +76,6 @@ def policy_path(name: str) -> Path:
         raise CheckpointError(f"no shipped policy {name!r}; shipped: "
                               f"{', '.join(shipped_policies()) or 'none'}")
     return path
-
-
-@functools.cache
-def _rules_player():
-    from .rules import RulesAgent
-
-    return RulesAgent()
-
-
-def hold_guard(view, mask) -> np.ndarray:
-    """``mask`` less the melds, regroups and layoffs that the ``rules`` player's hold policy
-    keeps in hand this turn (:meth:`agents.rules.RulesAgent.wants_to_place`: hold unless
-    placing lets the hand end, a deep-drawn card must be placed, or the opponent or the
-    stock runs low). Mountain only. A policy trained under it learns every other choice,
-    including which melds to place once placing is allowed (docs/training.md)."""
-    from .common import PLACE, legal_by_family
-
-    by = legal_by_family(view.variant, mask)
-    placing = [by[f] for f in PLACE if f in by]
-    if not placing or _rules_player().wants_to_place(view, by):
-        return mask
-    out = np.array(mask, copy=True)
-    for actions in placing:
-        out[actions] = 0
-    return out if out.any() else mask
-
-
-# action guards a policy may be trained and played under, by the name its checkpoint records;
-# a guard only ever removes melds, regroups and layoffs from the legal mask
-GUARDS = {"none": None, "rules-hold": hold_guard}
-
-
-class Hint(NamedTuple):
-    """An adviser for a hinted policy: the ``make_agent`` spec of a player with
-    ``choose(view, mask)`` (its move, not yet its own) and ``remember(view, action)`` (the
-    move its seat actually played), which watches the hand from the policy's seat and
-    suggests a move at every decision. With ``shortlist`` the policy chooses only among
-    the adviser's move and its candidate moves (``slots(view, mask)``: the moves the search
-    would weigh, in fixed places); ``slots`` of those are shown to the network as well."""
-
-    spec: str
-    shortlist: bool = False
-    slots: int = 0
-
-    @property
-    def id_columns(self) -> int:
-        """Observation columns the hint adds: the adviser's move and the slots."""
-        return 1 + self.slots
-
-
-# advisers a policy may be trained and played with (``--hint``), by the name its checkpoint
-# records; all suggest the rules player's move ("search" chooses as "rules" does unsearched)
-HINTS = {"none": None, "rules": Hint("rules"), "rules-shortlist": Hint("search", shortlist=True),
-         "rules-slots": Hint("search", shortlist=True, slots=5)}
-
-
-def advise(adviser, hint: Hint, view, allowed) -> tuple[list[int], np.ndarray]:
-    """The id columns of the hinted observation of ``view`` (the adviser's move, then
-    ``hint.slots`` candidate moves, -1 for none) and the mask the policy chooses from:
-    ``allowed``, or with a shortlist only the adviser's move and its candidates."""
-    move = int(adviser.choose(view, allowed))
-    if not hint.shortlist:
-        return [move], allowed
-    cands = adviser.slots(view, allowed)
-    keep = np.zeros_like(allowed)
-    keep[[move, *(a for a in cands if a >= 0)]] = 1
-    return [move, *cands[: hint.slots]], keep & allowed
 
 
 def variant_options(variant) -> dict:
@@ -204,18 +137,18 @@ def load_policy(path):
                               f"{blob.get('format') if isinstance(blob, dict) else type(blob).__name__!r}"
                               f", expected {FORMAT!r}); SB3 training zips are not loaded here")
     meta = {k: blob.get(k) for k in blob if k != "state_dict"}
+    for key, route in _REMOVED_ROUTES.items():
+        if (meta.get(key) or "none") != "none":
+            raise CheckpointError(
+                f"policy checkpoint {str(path)!r} was trained with the {route} "
+                f"{meta[key]!r} (train_ppo --{key}), a route removed from this repository; "
+                f"commit {LAST_ROUTES_COMMIT} is the last that plays it (docs/training.md)")
     try:
         if meta["activation"] not in ACTIVATIONS:
             raise ValueError(f"unknown activation {meta['activation']!r}")
-        if (meta.get("guard") or "none") not in GUARDS:
-            raise ValueError(f"unknown action guard {meta['guard']!r} (known: {', '.join(GUARDS)})")
-        if (meta.get("hint") or "none") not in HINTS:
-            raise ValueError(f"unknown hint {meta['hint']!r} (known: {', '.join(HINTS)})")
         obs_dtype_of(meta.get("obs_dtype") or "float32")
-        hint = HINTS[meta.get("hint") or "none"]
         actor = build_actor(int(meta["observation_size"]), int(meta["num_actions"]),
-                            [int(w) for w in meta["net_arch"]], meta["activation"],
-                            hinted=hint is not None, slots=0 if hint is None else hint.slots)
+                            [int(w) for w in meta["net_arch"]], meta["activation"])
         actor.load_state_dict(blob["state_dict"])
     except Exception as err:
         raise CheckpointError(f"policy checkpoint {str(path)!r} is inconsistent: "
@@ -259,8 +192,7 @@ def pick(logits: np.ndarray, rng=None) -> np.ndarray:
 
 
 class PPOAgent(Agent):
-    """Plays a trained actor network on the encoded :class:`PlayerView`; a hinted policy
-    (:data:`HINTS`) keeps its adviser, which watches the hand from the same seat."""
+    """Plays a trained actor network on the encoded :class:`PlayerView`."""
 
     def __init__(self, seed=None, path: str | None = None, sample: int = 0, actor=None,
                  meta: dict | None = None):
@@ -272,17 +204,10 @@ class PPOAgent(Agent):
             actor, meta = load_policy(path)
         self.path = str(path) if path else None
         self.actor, self.meta = actor, dict(meta or {})
-        self.guard = GUARDS[self.meta.get("guard") or "none"]
-        self.hint = HINTS[self.meta.get("hint") or "none"]
         self.sample = bool(sample)
-        self.adviser = None
         self._checked = None
         self._obs = None
         self._view = None     # the encoder's output in the checkpoint's obs_dtype
-
-    def reset(self) -> None:
-        if self.adviser is not None:
-            self.adviser.reset()
 
     def check_variant(self, variant: str) -> None:
         want = self.meta.get("variant")
@@ -292,8 +217,6 @@ class PPOAgent(Agent):
 
     def _check(self, variant) -> None:
         from mountain_rummy_env.envs.observation import obs_dtype_of, observation_size
-
-        from . import make_agent
 
         if self._checked is variant:
             return
@@ -305,56 +228,36 @@ class PPOAgent(Agent):
                 f"checkpoint was trained for variant {want!r} (observation size "
                 f"{self.meta.get('observation_size')}, {self.meta.get('num_actions')} actions) "
                 f"but this game is {variant.name!r} ({n_obs}, {n_act})")
-        self._obs = np.zeros((1, n_obs + (0 if self.hint is None else self.hint.id_columns)), np.float32)
+        self._obs = np.zeros((1, n_obs), np.float32)
         self._view = np.zeros((1, n_obs), obs_dtype_of(self.meta.get("obs_dtype") or "float32"))
-        if self.hint is not None:
-            self.adviser = make_agent(self.hint.spec, seed=int(self.rng.integers(2**31)),
-                                      variant=variant.name)
         self._checked = variant
 
-    def observe(self, view, ids=None) -> np.ndarray:
-        """The observation of ``view`` (its player's seat), shape ``(1, observation_size)``;
-        a hinted policy's ends with the id columns ``ids`` (:func:`advise`)."""
+    def observe(self, view) -> np.ndarray:
+        """The observation of ``view`` (its player's seat), shape ``(1, observation_size)``."""
         from mountain_rummy_env.envs.observation import encode_observations
 
         v = view.variant
         self._check(v)
         encode_observations(view.public_state(), v.spec,
                             np.array([view.player], np.int64), self._view)
-        self._obs[0, :self._view.shape[1]] = self._view[0]
-        if ids is not None:
-            self._obs[0, -len(ids):] = ids
+        self._obs[0] = self._view[0]
         return self._obs
 
-    def guarded(self, view, mask) -> np.ndarray:
-        """The legal mask the policy chooses from: ``mask`` through its action guard."""
-        mask = np.asarray(mask)
-        return mask if self.guard is None else self.guard(view, mask)
-
-    def _logits(self, view, allowed) -> np.ndarray:
-        """Masked logits of the policy for ``view``; asks the adviser (if any) first."""
-        self._check(view.variant)
-        ids = None
-        if self.adviser is not None:
-            ids, allowed = advise(self.adviser, self.hint, view, allowed)
-        return masked_logits(self.actor, self.observe(view, ids), allowed[None])[0]
+    def _logits(self, view, mask) -> np.ndarray:
+        """Masked logits of the policy for ``view``."""
+        return masked_logits(self.actor, self.observe(view), np.asarray(mask)[None])[0]
 
     def action_probabilities(self, view, mask) -> np.ndarray:
-        logits = self._logits(view, self.guarded(view, mask))
+        logits = self._logits(view, mask)
         p = np.exp(logits - logits.max())
         return p / p.sum()
 
     def act(self, view, mask) -> int:
-        mask = np.asarray(mask)
         legal = np.flatnonzero(mask)
-        if len(legal) == 1 and self.adviser is None:
+        if len(legal) == 1:
             return int(legal[0])
-        # the adviser sees every decision, forced ones too, as in training
-        logits = self._logits(view, self.guarded(view, mask))
-        a = int(legal[0]) if len(legal) == 1 else int(pick(logits[None], self.rng if self.sample else None)[0])
-        if self.adviser is not None:
-            self.adviser.remember(view, a)
-        return a
+        logits = self._logits(view, mask)
+        return int(pick(logits[None], self.rng if self.sample else None)[0])
 
 
 @register("ppo", {"policy": str, "path": str, "sample": int},

@@ -98,8 +98,8 @@ class RulesAgent(HeuristicAgent):
         return self.remember(view, self.choose(view, mask))
 
     def choose(self, view, mask) -> int:
-        """The action to play, not yet remembered as played (a policy the rules player
-        advises may play another: ``--hint rules``, :data:`agents.ppo.HINTS`)."""
+        """The action to play, not yet remembered as played (a caller may play another and
+        tell :meth:`remember` which)."""
         self.track(view)
         return super().act(view, mask)
 

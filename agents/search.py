@@ -323,29 +323,6 @@ class SearchAgent(MonteCarloSearch, RulesAgent):
             return cands[0]
         return int(self.search(view, mask, cands))
 
-    SLOTS = 5
-
-    def slots(self, view, mask) -> list[int]:
-        """The moves this agent would weigh here, found without searching, each in a fixed
-        place (``SLOTS`` of them, -1: none; a hinted PPO policy chooses among them and the
-        rules move, ``train_ppo --hint rules-shortlist|rules-slots``). The draw: stock, the
-        top card, the two best deep takes. A turn that may hold or place: the placing plan's
-        first move, the rules end of turn, the three best discards (none beside a legal knock
-        or camp). Elsewhere none: the rules move only."""
-        out = [-1] * self.SLOTS
-        by = legal_by_family(view.variant, mask)
-        if view.phase == PHASE_DRAW:
-            moves = [self.draw_candidates(view, by, rules_first=False)]
-        elif view.phase != PHASE_PLAY or len(np.flatnonzero(mask)) == 1 or placing_forced(view, by):
-            return out
-        else:
-            place = self.choose_placement(view, by, force=True)   # the placing plan's first move
-            ends = self.end_candidates(view, by, dedupe=False)
-            moves = [[-1 if place is None else int(place)], ends]
-        flat = [a for part in moves for a in part][: self.SLOTS]
-        out[: len(flat)] = flat
-        return out
-
     def hold_or_place(self, view, mask, by):
         """The placement to play now, or None to hold (or when there is none). With
         ``search_hold`` and the rules player's hold policy, a turn that holds a meld or
@@ -390,17 +367,11 @@ class SearchAgent(MonteCarloSearch, RulesAgent):
             if game.step_one(0, a) != EVENT_NONE:
                 return tuple(plan)
 
-    def draw_candidates(self, view, by, rules_first: bool = True) -> list[int]:
-        """The rules player's choice first, then stock, the top card and the best deep takes.
-        Without ``rules_first``: stock, top card, best two takes in these places (-1: none),
-        repeats kept."""
+    def draw_candidates(self, view, by) -> list[int]:
+        """The rules player's choice first, then stock, the top card and the best deep takes."""
         top = view.discard[-1] if view.discard else None
         gains = sorted(self.take_scores(view, by).items(), key=lambda kv: -kv[1])
         takes = [a for a, g in gains[:2]]
-        if not rules_first:
-            return [int(by[DRAW][0]) if DRAW in by else -1,
-                    -1 if top is None else int(view.variant.layout.take + top),
-                    *takes, *[-1] * (2 - len(takes))]
         cands = [super().choose_draw(view, by)]
         if DRAW in by:
             cands.append(int(by[DRAW][0]))
@@ -408,18 +379,17 @@ class SearchAgent(MonteCarloSearch, RulesAgent):
             cands.append(int(view.variant.layout.take + top))
         return list(dict.fromkeys(cands + takes))
 
-    def end_candidates(self, view, by, dedupe: bool = True) -> list[int]:
+    def end_candidates(self, view, by) -> list[int]:
         """The rules player's choice first, then the best discards by its value. A legal
         Base Camp or knock is played unsearched: measured against the rules player's own
         continuation from the true state, knocking beat discarding by 13 points a hand on
-        average, and the search's knock-to-discard overrides lost (docs/agents.md).
-        ``dedupe=False`` keeps a discard that repeats the choice (the slots' fixed places)."""
+        average, and the search's knock-to-discard overrides lost (docs/agents.md)."""
         first = super().choose_end(view, by)
         if BASE_CAMP in by or KNOCK in by:
             return [first]
         vals = self.discard_values(view, by)
         cands = [first, *sorted(vals, key=lambda a: -vals[a])[: self.discards]]
-        return list(dict.fromkeys(cands)) if dedupe else cands
+        return list(dict.fromkeys(cands))
 
 
 @register("search", variant="gin",

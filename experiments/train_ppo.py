@@ -11,38 +11,11 @@ One readable file in the CleanRL spirit: every hyper-parameter is a flag (``--he
   ``PlayerView`` it builds for that game and seat) or ``self``, a frozen snapshot of the
   learner (the last ``--league-size`` snapshots, one taken every ``--snapshot-every`` steps;
   snapshot opponents sample from their policy and act on the observation batch directly).
-* Action guard (``--guard rules-hold``, Mountain): the learner's mask leaves out the melds
-  and layoffs the ``rules`` player would hold this turn, so its hold-or-place decision is
-  the rules player's and the network learns the rest (:func:`agents.ppo.hold_guard`); the
-  teacher's recorded masks, the self-play snapshots and the saved policy use it too.
-* Adviser (``--hint rules``, ``rules-shortlist`` or ``rules-slots``): the rules player's
-  move for the learner's position is appended to its observation, and the policy's logit
-  for that move gets a learned bonus (``--hint-weight`` to start): the policy starts as the
-  rules player and PPO learns where to differ. ``rules-shortlist`` (Mountain) also narrows
-  the learner's choice to the moves the search would weigh
-  (:meth:`agents.search.SearchAgent.slots`); ``rules-slots`` shows them as more columns,
-  in fixed places, each with a bonus from the network. One adviser per game watches the
-  hand from the learner's seat (:class:`Advisers`), as the ``ppo`` agent's does in play;
-  the checkpoint records the hint.
-* Duplicate baseline (``--reward-baseline rules``): each hand's margin less the margin
-  the rules player makes in the learner's seat on the same deal against the same opponent
-  (:class:`DuplicateBaseline`), so the reward measures the learner's own choices.
 * Evaluation every ``--eval-every`` steps: the current policy against each
   ``--eval-opponents`` baseline on the same ``--eval-deals`` duplicate deals as
   ``experiments/tournament.py`` (``play_deal``: each deal played twice with the seats
   swapped); results appended to ``eval.csv``, logged to TensorBoard and drawn in
   ``learning_curve.png`` (win rate and margin against env steps, one line per baseline).
-* Behaviour-cloning warm start (``--bc-teacher rules``; off by default): before PPO the
-  teacher (any ``make_agent`` spec) plays ``--bc-hands`` hands against ``--bc-opponents``
-  (``teacher`` = a second teacher, both seats recorded); at every teacher decision with more
-  than one legal move the trainer records the observation of that seat (the shared encoder
-  the policy sees), the action mask, the teacher's move and the hand's reward for that seat.
-  The policy's actor is trained on it with masked cross-entropy and its critic on the hand
-  reward (MSE x ``--bc-value-coef``) for ``--bc-epochs`` passes (Adam, ``--bc-lr``; 5% of
-  the moves held out to report accuracy). ``--bc-dagger N`` adds N DAgger rounds: the
-  clone plays ``--bc-dagger-hands`` hands, the teacher labels the clone's decisions, and the
-  policy is retrained on everything (half the epochs). Accuracies go to the log and
-  ``bc_stats.json``, the clone to ``bc.pt``, its evaluation to ``eval.csv`` at step 0.
 * Outputs in ``--run-dir``: ``policy.pt`` (latest policy, the safe format of
   :mod:`agents.ppo`: play it with ``ppo:path=RUN/policy.pt``), ``best.pt`` (best evaluated
   margin against the last eval opponent), ``checkpoint.zip`` + ``state.json`` +
@@ -50,8 +23,8 @@ One readable file in the CleanRL spirit: every hyper-parameter is a flag (``--he
   pickle), ``tb/`` (TensorBoard), ``eval.csv``, ``learning_curve.png``, ``args.json``.
 
     python -m experiments.train_ppo --variant mountain --total-steps 2000000 --run-dir runs/ppo/mountain
-    python -m experiments.train_ppo --bc-teacher rules --bc-hands 8000 --bc-dagger 1 ...  # warm start
-    (the command of the shipped agents/policies/mountain.pt: docs/training.md)
+    (the shipped agents/policies/mountain.pt began with a behaviour-cloning warm start, removed
+    since; docs/training.md says how it was made, at commit cb72a70)
     tensorboard --logdir runs/ppo/mountain/tb
 """
 
@@ -69,7 +42,6 @@ from pathlib import Path
 import numpy as np
 
 DEFAULT_OPPONENTS = {"mountain": "random:1,greedy:1,self:2", "gin": "random:1,self:2"}
-HINTED_OPPONENTS = {"mountain": "rules:3,greedy:1", "gin": "rules:3,random:1"}   # no self-play
 DEFAULT_EVAL = {"mountain": "random,greedy", "gin": "random"}
 
 
@@ -107,28 +79,9 @@ def parse_args(argv=None):
     g.add_argument("--reward", choices=("margin", "win"), default="margin",
                    help="per hand: point margin, or +1/0/-1 by its sign")
     g.add_argument("--reward-scale", type=float, default=0.01, help="multiplies the margin reward")
-    g.add_argument("--reward-baseline", choices=("none", "rules"), default="none",
-                   help="rules: from each hand's margin subtract the margin the rules player makes "
-                        "in the learner's seat on the same deal against the same opponent (a "
-                        "duplicate replay, DuplicateBaseline): the deal's luck leaves the reward, "
-                        "the learner's own choices stay (--reward margin; no 'self' opponents)")
     g.add_argument("--opponents", default=None,
                    help="pool as spec:weight,...; 'self' = league snapshots "
                         f"(default {DEFAULT_OPPONENTS})")
-    g.add_argument("--guard", choices=("none", "rules-hold"), default="none",
-                   help="action guard (agents.ppo.GUARDS): rules-hold leaves the hold-or-place "
-                        "decision to the rules player's hold policy (Mountain); recorded in "
-                        "the checkpoint and applied wherever the policy plays")
-    g.add_argument("--hint", choices=("none", "rules", "rules-shortlist", "rules-slots"), default="none",
-                   help="adviser (agents.ppo.HINTS): the rules player's move for the learner's "
-                        "position is one more observation column and its logit gets a learned "
-                        "bonus, so the policy starts as the rules player and learns corrections; "
-                        "rules-shortlist (Mountain) also narrows the choice to the moves the "
-                        "search would weigh; rules-slots also shows those moves in fixed places, "
-                        "each with a bonus from the network; recorded in the checkpoint (default opponents then "
-                        f"{HINTED_OPPONENTS}; no 'self', no --bc-teacher)")
-    g.add_argument("--hint-weight", type=float, default=5.0,
-                   help="initial logit bonus of the adviser's move (learned from there)")
     g.add_argument("--snapshot-every", type=int, default=50_000, help="steps between league snapshots")
     g.add_argument("--league-size", type=int, default=8, help="snapshots kept in the league")
     g = p.add_argument_group("PPO")
@@ -146,21 +99,6 @@ def parse_args(argv=None):
     g.add_argument("--target-kl", type=float, default=None)
     g.add_argument("--net-arch", default="256,256", help="hidden widths (actor and critic)")
     g.add_argument("--activation", choices=("tanh", "relu"), default="tanh")
-    g = p.add_argument_group("behaviour-cloning warm start (before PPO; off unless --bc-teacher)")
-    g.add_argument("--bc-teacher", default="", help="make_agent spec of the teacher ('' = no warm start)")
-    g.add_argument("--bc-hands", type=int, default=4000, help="teacher hands recorded")
-    g.add_argument("--bc-opponents", default="teacher:2,greedy:1,random:1",
-                   help="the teacher's opponents while recording, spec:weight ('teacher' = a second "
-                        "teacher, both seats recorded)")
-    g.add_argument("--bc-epochs", type=int, default=6, help="passes over the recorded moves")
-    g.add_argument("--bc-lr", type=float, default=1e-3, help="Adam learning rate of the warm start")
-    g.add_argument("--bc-batch-size", type=int, default=512)
-    g.add_argument("--bc-value-coef", type=float, default=0.5,
-                   help="weight of the critic's regression on the (scaled) hand margin; 0: actor only")
-    g.add_argument("--bc-dagger", type=int, default=0,
-                   help="DAgger rounds after cloning: the cloned policy plays --bc-dagger-hands hands, "
-                        "the teacher labels its moves, retrain on all data (half the epochs)")
-    g.add_argument("--bc-dagger-hands", type=int, default=1000)
     g = p.add_argument_group("evaluation and checkpoints")
     g.add_argument("--eval-every", type=int, default=100_000, help="steps between evaluations (0: off)")
     g.add_argument("--eval-deals", type=int, default=50, help="duplicate deals per baseline")
@@ -168,28 +106,10 @@ def parse_args(argv=None):
     g.add_argument("--eval-opponents", default=None, help=f"baselines (default {DEFAULT_EVAL})")
     g.add_argument("--checkpoint-every", type=int, default=100_000, help="steps between resumable checkpoints")
     args = p.parse_args(argv)
-    if args.guard != "none" and args.variant != "mountain":
-        p.error(f"--guard {args.guard} is a Mountain hold policy; --variant {args.variant} has none")
-    if args.hint != "none":
-        if args.hint in ("rules-shortlist", "rules-slots") and args.variant != "mountain":
-            p.error(f"--hint {args.hint} uses the Mountain search's candidate moves")
-        if args.opponents is None:
-            args.opponents = _variant_default(p, HINTED_OPPONENTS, args.variant, "--opponents")
-        if "self" in (spec for spec, _ in parse_pool(args.opponents)):
-            p.error("--hint: self-play snapshots would need an adviser of their own; "
-                    "give --opponents without 'self'")
-        if args.bc_teacher:
-            p.error("--hint starts from the adviser's play already; drop --bc-teacher")
     if args.opponents is None:
         _variant_default(p, DEFAULT_OPPONENTS, args.variant, "--opponents")
     if args.eval_opponents is None:
         _variant_default(p, DEFAULT_EVAL, args.variant, "--eval-opponents")
-    if args.reward_baseline != "none":
-        if args.reward != "margin":
-            p.error("--reward-baseline compares point margins; use --reward margin")
-        if "self" in (spec for spec, _ in parse_pool(args.opponents or DEFAULT_OPPONENTS[args.variant])):
-            p.error("--reward-baseline replays each deal against the same opponent; "
-                    "give --opponents without 'self'")
     return args
 
 
@@ -234,7 +154,6 @@ class OpponentPool:
         self.seed = seed
         self.league: list = []          # frozen actors (self-play snapshots)
         self.env = None
-        self.guard = None               # the learner's action guard, snapshots play under it
 
     def bind(self, env):
         self.env = env
@@ -293,8 +212,7 @@ class OpponentPool:
                 actions[k] = who.act(player_view(env.game, int(b), int(st["current"][b])), masks[k])
         for snap, rows in snap_rows.items():
             rows = np.array(rows)
-            allowed = guarded_masks(self.guard, env, idx[rows], masks[rows])
-            actions[rows] = pick(masked_logits(self.league[snap], obs[rows], allowed), self.rng)
+            actions[rows] = pick(masked_logits(self.league[snap], obs[rows], masks[rows]), self.rng)
         return actions
 
 
@@ -302,23 +220,6 @@ def running_hand(env, b: int) -> tuple[int, int]:
     """A key of game ``b``'s running hand in the vector env (episodes started, deal seed):
     it changes exactly when a new hand is dealt there."""
     return int(env._episode[b]), int(env._seeds[b])
-
-
-def guarded_masks(guard, env, games, masks):
-    """``masks`` (a row per game of ``games`` in the vector env) through the action ``guard``
-    (None: unchanged), each for the seat to move. Only rows with a legal meld, regroup or
-    layoff are looked at: the guards of :data:`agents.ppo.GUARDS` only remove those."""
-    if guard is None:
-        return masks
-    from mountain_rummy_env import player_view
-
-    lay = env.variant.layout
-    out = masks.copy()
-    current = env.game.states["current"]
-    for k in np.flatnonzero(masks[:, lay.meld:lay.discard].any(axis=1)):
-        b = int(games[k])
-        out[k] = guard(player_view(env.game, b, int(current[b])), masks[k])
-    return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -329,161 +230,28 @@ def make_venv(args, opponent):
     from mountain_rummy_env.envs.sb3_vec import SB3VecEnv
     from mountain_rummy_env.registry import variant_info
 
-    from agents.ppo import GUARDS, HINTS
-
     module = variant_info(args.variant).import_env_module()
     opts = json.loads(args.variant_options)     # episodes: the variant's default, one hand
     venv = module.vector_env(num_envs=args.num_envs, seed=args.seed, opponent=opponent,
                              learner_seat="rotate", obs_dtype=args.obs_dtype, **opts)
     opponent.bind(venv)
-    guard = opponent.guard = GUARDS[args.guard]
-    every_game = np.arange(venv.num_envs)
-    advisers = None if HINTS[args.hint] is None else Advisers(HINTS[args.hint], venv, args.seed)
-    baseline = None if args.reward_baseline == "none" else \
-        DuplicateBaseline(venv, opponent, args.reward_baseline, args.seed)
 
     class RewardShaped(SB3VecEnv):
-        def __init__(self, venv):
-            super().__init__(venv)
-            self.advisers = advisers
-            if advisers is not None:
-                self.observation_space = advisers.observation_space(self.observation_space)
-
-        def reset(self):
-            return self._hinted(super().reset())
-
-        def step_async(self, actions):
-            if advisers is not None:
-                advisers.played(actions)
-            if baseline is not None:
-                baseline.note_hands()
-            super().step_async(actions)
-
         def step_wait(self):
             obs, rew, dones, infos = super().step_wait()
-            if baseline is not None:
-                for b in np.flatnonzero(dones):
-                    infos[b]["baseline_margin"] = ref = baseline.margin(b)
-                    rew[b] -= ref
             rew = np.sign(rew) if args.reward == "win" else rew * args.reward_scale
-            if advisers is not None:
-                for info in infos:
-                    if "terminal_observation" in info:   # the critic's input only: no adviser
-                        info["terminal_observation"] = np.append(
-                            info["terminal_observation"], np.zeros(advisers.hint.id_columns, np.float32))
-            return self._hinted(obs), rew.astype(np.float32), dones, infos
-
-        def action_masks(self):
-            if advisers is not None and advisers.masks is not None:
-                return advisers.masks
-            return guarded_masks(guard, venv, every_game, super().action_masks())
-
-        def _hinted(self, obs):
-            if advisers is None:
-                return obs
-            advisers.masks = None
-            return np.concatenate([obs, advisers.advise(self.action_masks())], axis=1)
+            return obs, rew.astype(np.float32), dones, infos
 
     return RewardShaped(venv)
-
-
-class DuplicateBaseline:
-    """The margin a reference player (``spec``, e.g. ``rules``) makes in the learner's seat
-    on the deal of each game's running hand, against that hand's opponent (a fresh copy of
-    its spec; the baselines are deterministic), played out on a side game. Subtracted from
-    the learner's margin (``--reward-baseline``), it leaves the reward at 0 for a learner
-    that plays as the reference does, and puts the deal's luck out of the signal."""
-
-    def __init__(self, env, pool, spec: str, seed: int):
-        from mountain_rummy_env import Game
-
-        self.env, self.pool, self.spec, self.seed = env, pool, spec, seed
-        self.game = Game(env.variant, 1)
-        self.hands = [None] * env.num_envs     # (deal seed, learner seat, opponent spec)
-
-    def note_hands(self) -> None:
-        """Record each game's running hand before the step that may end it."""
-        env = self.env
-        for b in range(env.num_envs):
-            self.hands[b] = (int(env._seeds[b]), int(env._learner[b]), self.pool.opponent_of(b)[0])
-
-    def margin(self, b: int) -> float:
-        """The reference's margin on game ``b``'s last noted hand."""
-        from agents import make_agent
-        from experiments.play import play_hand
-
-        seed, seat, opp = self.hands[b]
-        name = self.env.variant.name
-        players = [None, None]
-        players[seat] = make_agent(self.spec, seed=[self.seed, 1], variant=name)
-        players[1 - seat] = make_agent(opp, seed=[self.seed, 2], variant=name)
-        points = play_hand(self.game, players, seed=seed).hand_points
-        return float(points[seat] - points[1 - seat])
-
-
-class Advisers:
-    """The id columns of a hinted policy (``--hint``): per game, an adviser (an
-    :class:`agents.ppo.Hint`) for the learner's seat, reset at every new hand, asked for its
-    move (and shortlist: ``masks``) at every learner decision on the learner's (guarded)
-    mask and told the move the learner played -- as :class:`agents.ppo.PPOAgent` does in play."""
-
-    def __init__(self, hint, env, seed: int):
-        from agents import make_agent
-
-        self.env, self.hint = env, hint
-        n = env.num_envs
-        self.agents = [make_agent(hint.spec, seed=[seed, b, 17], variant=env.variant.name)
-                       for b in range(n)]
-        self.hand_key = [None] * n
-        self.views = [None] * n
-        self.masks = None       # the learner's masks narrowed to the shortlists
-
-    def observation_space(self, space):
-        """``space`` with the hint's id columns: action ids, -1 for an empty slot."""
-        from gymnasium import spaces
-
-        k, n_act = self.hint.id_columns, self.env.variant.num_actions
-        return spaces.Box(np.append(space.low, [0] + [-1] * (k - 1)).astype(np.float32),
-                          np.append(space.high, [n_act - 1] * k).astype(np.float32), dtype=np.float32)
-
-    def advise(self, masks) -> np.ndarray:
-        """The id columns (:func:`agents.ppo.advise`) for the learner's positions (``masks``:
-        its legal masks); with a shortlist hint, ``self.masks`` becomes the narrowed masks."""
-        from mountain_rummy_env import player_view
-
-        from agents.ppo import advise
-
-        env = self.env
-        out = np.zeros((len(masks), self.hint.id_columns), np.float32)
-        narrowed = masks.copy()
-        for b, agent in enumerate(self.agents):
-            key = running_hand(env, b)
-            if self.hand_key[b] != key:
-                self.hand_key[b] = key
-                agent.reset()
-            self.views[b] = player_view(env.game, b, int(env._learner[b]))
-            out[b], narrowed[b] = advise(agent, self.hint, self.views[b], masks[b])
-        if self.hint.shortlist:
-            self.masks = narrowed
-        return out
-
-    def played(self, actions) -> None:
-        for agent, view, a in zip(self.agents, self.views, actions):
-            agent.remember(view, int(a))
 
 
 def export_actor(model, args):
     """The SB3 policy's actor as a standalone :func:`agents.ppo_nets.build_actor` network."""
     from agents.ppo_nets import build_actor
 
-    from agents.ppo import HINTS
-
     pol = model.policy
-    hint = HINTS[args.hint]
-    columns, slots = (0, 0) if hint is None else (hint.id_columns, hint.slots)
-    actor = build_actor(pol.observation_space.shape[0] - columns, pol.action_space.n,
-                        [int(w) for w in args.net_arch.split(",")], args.activation,
-                        hint is not None, slots)
+    actor = build_actor(pol.observation_space.shape[0], pol.action_space.n,
+                        [int(w) for w in args.net_arch.split(",")], args.activation)
     actor.body.load_state_dict(pol.mlp_extractor.policy_net.state_dict())
     actor.head.load_state_dict(pol.action_net.state_dict())
     actor.eval()
@@ -498,8 +266,7 @@ def policy_meta(venv, args, steps: int) -> dict:
             "observation_size": int(venv.venv.single_observation_space.shape[0]),
             "num_actions": int(venv.action_space.n),
             "net_arch": [int(w) for w in args.net_arch.split(",")],
-            "activation": args.activation, "env_steps": int(steps), "guard": args.guard,
-            "hint": args.hint, "obs_dtype": args.obs_dtype}
+            "activation": args.activation, "env_steps": int(steps), "obs_dtype": args.obs_dtype}
 
 
 # ---------------------------------------------------------------------------------------
@@ -556,245 +323,6 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# behaviour-cloning warm start
-
-
-def collect_teacher_moves(variant, teacher: str, opponents, hands: int, seed: int, *,
-                          reward: str = "margin", reward_scale: float = 0.01, student=None,
-                          guard=None, obs_dtype: str = "float32") -> dict:
-    """Play ``hands`` hands of ``teacher`` (a ``make_agent`` spec; its seat alternates)
-    against opponents drawn from ``opponents`` (``[(spec, weight)]``, ``"teacher"`` = a
-    second copy of the teacher, both of whose seats are recorded) and record, at every
-    teacher decision with more than one legal action, the observation of that seat (the
-    shared encoder, float16), the action mask, the teacher's action and the hand's reward
-    for that seat (``reward``/``reward_scale`` as the env's, the critic's target).
-
-    With ``student`` (an actor network) the recorded seat plays the student's argmax move
-    while the teacher only labels it (DAgger); ``agree`` counts matches. With ``guard`` (an
-    action guard of :data:`agents.ppo.GUARDS`) the recorded mask is the guarded one;
-    ``obs_dtype`` is the encoding the policy trains on (the env's).
-    """
-    from mountain_rummy_env import Game, player_view
-    from mountain_rummy_env.core.state import EVENT_NONE
-    from mountain_rummy_env.envs.observation import encode_observations, observation_size
-
-    from agents import make_agent
-    from agents.ppo import masked_logits
-
-    game = Game(variant, 1)
-    buf = np.zeros((1, observation_size(variant)), obs_dtype)
-    specs = [s for s, _ in opponents]
-    w = np.array([w for _, w in opponents], np.float64)
-    w /= w.sum()
-    rng = np.random.default_rng([seed, 7])
-    agents: dict = {}
-
-    def agent(spec, slot):
-        if (spec, slot) not in agents:
-            agents[spec, slot] = make_agent(spec, seed=[seed, slot, len(agents)], variant=variant.name)
-        return agents[spec, slot]
-
-    lay, cf = variant.layout, variant.spec.card_face
-    obs, masks, acts, seats, vals = [], [], [], [], []
-    agree = steps = 0
-    for h in range(hands):
-        opp = specs[rng.choice(len(specs), p=w)]
-        me = h % 2
-        players = [None, None]
-        players[me] = agent(teacher, 0)
-        players[1 - me] = agent(teacher, 1) if opp == "teacher" else agent(opp, 1)
-        recorded = (0, 1) if opp == "teacher" and student is None else (me,)
-        for a in players:
-            a.reset()
-        game.reset(seed=int(seed) * 1_000_003 + 50_000_000 + h)
-        start = len(acts)
-        while True:
-            p = game.current_player(0)
-            mask = game.masks[0]
-            view = player_view(game, 0, p)
-            a = int(players[p].act(view, mask))
-            if p in recorded and guard is not None:
-                mask = guard(view, mask)
-                if not mask[a]:
-                    raise ValueError(f"teacher {teacher!r} plays outside the action guard")
-            if p in recorded and int(mask.sum()) > 1:
-                encode_observations(game.states[0:1], variant.spec, np.array([p], np.int64), buf)
-                obs.append(buf[0].astype(np.float16))
-                masks.append(mask.astype(bool))
-                acts.append(a)
-                seats.append(p)
-                if student is not None:
-                    s_ = int(masked_logits(student, buf, mask[None])[0].argmax())
-                    agree += s_ == a
-                    if s_ != a:
-                        a = s_
-                        if hasattr(players[p], "my_discard") and lay.discard <= a < lay.knock:
-                            players[p].my_discard = next(
-                                (c for c in view.hand if cf[c] == a - lay.discard), None)
-            event = game.step_one(0, a)
-            steps += 1
-            if event != EVENT_NONE:
-                break
-        pts = game.summary(0).hand_points
-        for i in range(start, len(acts)):
-            m = float(pts[seats[i]] - pts[1 - seats[i]])
-            vals.append(np.sign(m) if reward == "win" else m * reward_scale)
-    n_obs = buf.shape[1]
-    return {"obs": np.array(obs, np.float16).reshape(-1, n_obs),
-            "masks": np.array(masks, bool).reshape(-1, variant.num_actions),
-            "actions": np.array(acts, np.int64), "values": np.array(vals, np.float32),
-            "agree": int(agree), "env_steps": int(steps), "hands": int(hands)}
-
-
-def _concat(parts: list[dict]) -> dict:
-    return {k: np.concatenate([p[k] for p in parts]) for k in ("obs", "masks", "actions", "values")}
-
-
-def bc_forward(policy, obs, masks):
-    """Masked logits and values of an SB3 MaskablePPO policy (its actor and critic)."""
-    feats = policy.extract_features(obs)
-    latent_pi, latent_vf = policy.mlp_extractor(feats)
-    logits = policy.action_net(latent_pi).masked_fill(~masks, -1e9)
-    return logits, policy.value_net(latent_vf).flatten()
-
-
-def bc_accuracy(policy, data: dict, idx: np.ndarray, batch: int = 2048) -> float:
-    """Fraction of the moves ``idx`` where the policy's argmax is the teacher's action."""
-    import torch
-
-    hit = 0
-    with torch.no_grad():
-        for k in range(0, len(idx), batch):
-            j = idx[k:k + batch]
-            logits, _ = bc_forward(policy, torch.as_tensor(data["obs"][j].astype(np.float32)),
-                                   torch.as_tensor(data["masks"][j]))
-            hit += int((logits.argmax(1).numpy() == data["actions"][j]).sum())
-    return hit / max(len(idx), 1)
-
-
-def holdout_split(n: int, seed: int) -> np.ndarray:
-    """5% of ``n`` moves (none under 21) held out of the cloning, by ``seed``."""
-    if n <= 20:
-        return np.zeros(0, np.int64)
-    return np.sort(np.random.default_rng([seed, 13]).permutation(n)[:max(n // 20, 1)])
-
-
-def behaviour_clone(model, data: dict, args, seed: int, log=print, epochs: int | None = None,
-                    val: np.ndarray | None = None) -> dict:
-    """Train ``model.policy``'s actor on the teacher's moves (masked cross-entropy) and its
-    critic on the hand reward (MSE x ``--bc-value-coef``); the moves ``val`` (default
-    :func:`holdout_split`) are held out.
-    Returns accuracies: ``chance`` (uniform legal move), ``before``, per-epoch train/val."""
-    import torch
-
-    pol = model.policy
-    n = len(data["actions"])
-    rng = np.random.default_rng([seed, 11])
-    if val is None:
-        val = holdout_split(n, seed)
-    keep = np.ones(n, bool)
-    keep[val] = False
-    tr = np.flatnonzero(keep)
-    n_val = len(val)
-    chance = float(np.mean(1.0 / data["masks"].sum(1))) if n else 0.0
-    stats = {"moves": int(n), "chance": chance,
-             "before": bc_accuracy(pol, data, val if n_val else tr), "epochs": []}
-    opt = torch.optim.Adam(pol.parameters(), lr=args.bc_lr)
-    bs = args.bc_batch_size
-    pol.set_training_mode(True)
-    epochs = args.bc_epochs if epochs is None else epochs
-    for ep in range(epochs):
-        t = time.time()
-        rng.shuffle(tr)
-        tot = hit = 0
-        ce_sum = v_sum = 0.0
-        lr = args.bc_lr * (1 - ep / max(epochs, 1)) ** 0.5   # gentle decay
-        for g_ in opt.param_groups:
-            g_["lr"] = lr
-        for k in range(0, len(tr), bs):
-            j = np.sort(tr[k:k + bs])
-            obs = torch.as_tensor(data["obs"][j].astype(np.float32))
-            masks = torch.as_tensor(data["masks"][j])
-            acts = torch.as_tensor(data["actions"][j])
-            logits, values = bc_forward(pol, obs, masks)
-            ce = torch.nn.functional.cross_entropy(logits, acts)
-            vl = torch.nn.functional.mse_loss(values, torch.as_tensor(data["values"][j]))
-            loss = ce + args.bc_value_coef * vl
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(pol.parameters(), 1.0)
-            opt.step()
-            tot += len(j)
-            hit += int((logits.argmax(1) == acts).sum())
-            ce_sum += ce.item() * len(j)
-            v_sum += vl.item() * len(j)
-        pol.set_training_mode(False)
-        row = {"epoch": ep + 1, "train_acc": hit / max(tot, 1), "ce": ce_sum / max(tot, 1),
-               "value_mse": v_sum / max(tot, 1),
-               "val_acc": bc_accuracy(pol, data, val) if n_val else None, "seconds": round(time.time() - t, 1)}
-        pol.set_training_mode(True)
-        stats["epochs"].append(row)
-        log(f"[bc] epoch {row['epoch']}: train acc {row['train_acc']:.3f} held-out acc "
-            f"{row['val_acc'] if row['val_acc'] is None else round(row['val_acc'], 3)} ce {row['ce']:.3f} "
-            f"value mse {row['value_mse']:.4f} ({row['seconds']}s)")
-    pol.set_training_mode(False)
-    stats["val_acc"] = stats["epochs"][-1]["val_acc"] if stats["epochs"] else stats["before"]
-    return stats
-
-
-def warm_start(model, venv, args, run: Path, log) -> dict:
-    """The whole warm start: record the teacher, clone, optional DAgger rounds; writes
-    ``bc_stats.json`` (accuracies) and ``bc.pt`` (the cloned policy) in the run folder."""
-    from agents.ppo import GUARDS
-
-    variant = venv.venv.variant
-    pool = parse_pool(args.bc_opponents)
-    guard = GUARDS[args.guard]
-    t0 = time.time()
-    data = collect_teacher_moves(variant, args.bc_teacher, pool, args.bc_hands, args.seed,
-                                 reward=args.reward, reward_scale=args.reward_scale, guard=guard,
-                                 obs_dtype=args.obs_dtype)
-    t_collect = time.time() - t0
-    log(f"[bc] teacher {args.bc_teacher!r}: {args.bc_hands} hands, {len(data['actions'])} moves, "
-        f"{data['env_steps']} env steps in {t_collect:.0f}s")
-    parts = [data]
-    summary = {"teacher": args.bc_teacher, "hands": args.bc_hands, "env_steps": data["env_steps"],
-               "collect_seconds": round(t_collect, 1), "rounds": []}
-    val = holdout_split(len(data["actions"]), args.seed)
-    stats = behaviour_clone(model, data, args, args.seed, log, val=val)
-    summary["rounds"].append(stats)
-    n_seen = len(data["actions"])
-    for r in range(args.bc_dagger):
-        student = export_actor(model, args)
-        t = time.time()
-        extra = collect_teacher_moves(variant, args.bc_teacher, pool, args.bc_dagger_hands,
-                                      args.seed + 1000 * (r + 1), reward=args.reward,
-                                      reward_scale=args.reward_scale, student=student, guard=guard,
-                                      obs_dtype=args.obs_dtype)
-        on_policy = extra["agree"] / max(len(extra["actions"]), 1)
-        log(f"[bc] DAgger round {r + 1}: the clone agrees with the teacher on {on_policy:.3f} of "
-            f"{len(extra['actions'])} moves of its own hands ({time.time() - t:.0f}s)")
-        summary["env_steps"] += extra["env_steps"]
-        parts.append(extra)
-        # earlier held-out moves stay held out; 5% of the new ones join them
-        val = np.concatenate([val, n_seen + holdout_split(len(extra["actions"]), args.seed + r + 1)])
-        n_seen += len(extra["actions"])
-        stats = behaviour_clone(model, _concat(parts), args, args.seed + r + 1, log,
-                                epochs=max(1, (args.bc_epochs + 1) // 2), val=val)
-        stats["on_policy_agreement_before"] = on_policy
-        summary["rounds"].append(stats)
-    summary["seconds"] = round(time.time() - t0, 1)
-    summary["val_acc"] = summary["rounds"][-1]["val_acc"]
-    summary["chance"] = summary["rounds"][0]["chance"]
-    summary["before"] = summary["rounds"][0]["before"]
-    (run / "bc_stats.json").write_text(json.dumps(summary, indent=1) + "\n")
-    from agents.ppo import save_policy
-
-    save_policy(run / "bc.pt", export_actor(model, args), policy_meta(venv, args, 0))
-    return summary
-
-
-# ---------------------------------------------------------------------------------------
 # the training loop's hooks
 
 
@@ -816,7 +344,6 @@ def make_callback(venv, pool, args, run: Path, state: dict):
                 self.bar = tqdm(total=args.total_steps, initial=self.model.num_timesteps,
                                 unit="step", dynamic_ncols=True, smoothing=0.05)
             self.hands = []
-            self.over_baseline = []     # --reward-baseline: margin less the reference's
 
         def _on_step(self) -> bool:
             if self.bar is not None:
@@ -824,8 +351,6 @@ def make_callback(venv, pool, args, run: Path, state: dict):
             for info in self.locals.get("infos", ()):
                 if "episode" in info:
                     self.hands.append(info["episode"]["r"])
-                    if "baseline_margin" in info:
-                        self.over_baseline.append(info["episode"]["r"] - info["baseline_margin"])
             return True
 
         def _on_rollout_end(self):
@@ -841,9 +366,6 @@ def make_callback(venv, pool, args, run: Path, state: dict):
                     self.bar.set_postfix(sps=f"{sps:.0f}", margin=f"{h.mean():+.1f}",
                                          league=len(pool.league))
                 self.hands = self.hands[-1000:]
-            if self.over_baseline:
-                self.over_baseline = self.over_baseline[-1000:]
-                self.logger.record("rollout/margin_over_baseline", float(np.mean(self.over_baseline)))
             if n >= state["next_snapshot"]:
                 take_snapshot(self.model, n)
                 state["next_snapshot"] = n + args.snapshot_every
@@ -883,9 +405,8 @@ def make_callback(venv, pool, args, run: Path, state: dict):
                 w.writeheader()
             for r in results:
                 w.writerow({"env_steps": n, "wall_s": round(time.time() - start_time + state["wall_before"], 1), **r})
-                if logger is not None:
-                    logger.record(f"eval/{r['opponent']}/win_rate", r["win_rate"])
-                    logger.record(f"eval/{r['opponent']}/margin", r["margin"])
+                logger.record(f"eval/{r['opponent']}/win_rate", r["win_rate"])
+                logger.record(f"eval/{r['opponent']}/margin", r["margin"])
         line = "  ".join(f"vs {r['opponent']}: win {r['win_rate']:.2f} margin {r['margin']:+.1f}±{1.96 * r['margin_se']:.1f}"
                          for r in results)
         print(f"\n[eval @ {n} steps, {time.time() - t:.0f}s] {line}", file=sys.stderr, flush=True)
@@ -954,27 +475,14 @@ def main(argv=None) -> dict:
 
         act = ACTIVATIONS[args.activation]
         arch = [int(w) for w in args.net_arch.split(",")]
-        policy, extra = "MlpPolicy", {}
-        if args.hint != "none":
-            from experiments.hinted_policy import HintedMaskablePolicy
-
-            from agents.ppo import HINTS
-
-            policy = HintedMaskablePolicy
-            extra = {"hint_weight": args.hint_weight, "slots": HINTS[args.hint].slots}
         model = MaskablePPO(
-            policy, venv, learning_rate=schedule, n_steps=args.n_steps,
+            "MlpPolicy", venv, learning_rate=schedule, n_steps=args.n_steps,
             batch_size=args.batch_size, n_epochs=args.n_epochs, gamma=args.gamma,
             gae_lambda=args.gae_lambda, clip_range=args.clip_range, ent_coef=args.ent_coef,
             vf_coef=args.vf_coef, max_grad_norm=args.max_grad_norm, target_kl=args.target_kl,
-            policy_kwargs={"net_arch": {"pi": arch, "vf": arch}, "activation_fn": act, **extra},
+            policy_kwargs={"net_arch": {"pi": arch, "vf": arch}, "activation_fn": act},
             tensorboard_log=str(run / "tb"), seed=args.seed, device="cpu", verbose=0)
     hooks = make_callback(venv, pool, args, run, state)
-    if args.bc_teacher and not (args.resume and ckpt.exists()):
-        log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
-        state["bc"] = warm_start(model, venv, args, run, log)
-        if args.eval_every:
-            hooks.run_eval(model, 0, None)      # the cloned policy: the curve's first point
     remaining = max(total - model.num_timesteps, 0)
     t0, n0 = time.time(), model.num_timesteps
     if remaining:
@@ -997,9 +505,6 @@ def main(argv=None) -> dict:
                "steps_per_s": round((n - n0) / max(elapsed, 1e-9), 1),
                "best_margin": state.get("best_margin"), "best_steps": state.get("best_steps"),
                "wall_s": round(time.time() - t_start + state.get("wall_before", 0.0), 1)}
-    if state.get("bc"):
-        summary["bc_val_acc"] = state["bc"]["val_acc"]
-        summary["bc_seconds"] = state["bc"]["seconds"]
     print(json.dumps(summary), flush=True)
     return summary
 

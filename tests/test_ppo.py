@@ -156,17 +156,32 @@ def test_wrong_variant_checkpoint_fails_clearly(tmp_path):
         load_policy(path)
 
 
-def test_unknown_action_guard_fails_clearly(tmp_path):
+@pytest.mark.parametrize("key, value", [("guard", "rules-hold"), ("hint", "rules-slots"),
+                                        ("hint", "oracle")])
+def test_checkpoint_of_a_removed_route_is_refused_with_the_commit_that_plays_it(tmp_path, key, value):
+    """Action guards (--guard) and advisers (--hint) left the repository after cb72a70: a
+    checkpoint that names one is refused, saying so and naming that commit; "none" or no
+    key at all is a plain policy."""
     from mountain_rummy_env import mountain_variant
     from mountain_rummy_env.envs.observation import observation_size
 
+    from agents.ppo import LAST_ROUTES_COMMIT
+
     v = mountain_variant()
-    path = tmp_path / "guarded.pt"
     meta = {"variant": "mountain", "variant_options": {}, "observation_size": observation_size(v),
-            "num_actions": v.num_actions, "net_arch": [8], "activation": "tanh", "guard": "psychic"}
-    save_policy(path, build_actor(meta["observation_size"], meta["num_actions"], [8]), meta)
-    with pytest.raises(CheckpointError, match="unknown action guard 'psychic'"):
+            "num_actions": v.num_actions, "net_arch": [8], "activation": "tanh"}
+    actor = build_actor(meta["observation_size"], meta["num_actions"], [8])
+    plain = tmp_path / "plain.pt"
+    save_policy(plain, actor, dict(meta, guard="none", hint="none"))
+    assert load_policy(plain)[1]["hint"] == "none"
+    path = tmp_path / "removed.pt"
+    save_policy(path, actor, dict(meta, **{key: value}))
+    assert LAST_ROUTES_COMMIT == "cb72a70"
+    with pytest.raises(CheckpointError, match=rf"{value!r} \(train_ppo --{key}\), a route removed "
+                                              rf"from this repository; commit cb72a70 is the last"):
         load_policy(path)
+    with pytest.raises(AgentSpecError, match="route removed"):
+        make_agent(f"ppo:path={path}")
 
 
 def torch_load(path):
@@ -182,128 +197,6 @@ def test_cli_help():
     for flag in ("--variant", "--resume", "--opponents", "--eval-deals", "--learning-rate",
                  "--net-arch", "--reward"):
         assert flag in out.stdout
-
-
-# -- behaviour-cloning warm start -------------------------------------------------------
-
-
-def test_bc_warm_start_raises_teacher_agreement():
-    from sb3_contrib import MaskablePPO
-
-    from experiments.train_ppo import (OpponentPool, bc_accuracy, behaviour_clone,
-                                       collect_teacher_moves, make_venv, parse_args, parse_pool)
-
-    args = parse_args(["--num-envs", "2", "--net-arch", "64", "--bc-epochs", "2", "--bc-lr", "3e-3",
-                       "--bc-batch-size", "64"])
-    venv = make_venv(args, OpponentPool(parse_pool("random"), 0))
-    model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=32, seed=0, device="cpu",
-                        policy_kwargs={"net_arch": {"pi": [64], "vf": [64]}})
-    data = collect_teacher_moves(venv.venv.variant, "rules", [("teacher", 1.0), ("greedy", 1.0)],
-                                 12, seed=3)
-    n = len(data["actions"])
-    assert n > 50 and data["obs"].shape == (n, venv.observation_space.shape[0])
-    assert data["masks"][np.arange(n), data["actions"]].all()       # teacher moves are legal
-    assert (data["masks"].sum(1) > 1).all()                          # forced moves are skipped
-    assert np.isfinite(data["values"]).all()
-    everything = np.arange(n)
-    chance = float(np.mean(1.0 / data["masks"].sum(1)))
-    before = bc_accuracy(model.policy, data, everything)
-    stats = behaviour_clone(model, data, args, seed=0, log=lambda *_: None)
-    after = bc_accuracy(model.policy, data, everything)
-    assert len(stats["epochs"]) == 2 and stats["chance"] == pytest.approx(chance)
-    assert after > max(chance, before) + 0.1, (chance, before, after)
-
-
-def test_training_with_bc_warm_start_writes_bc_files(tmp_path):
-    from experiments.train_ppo import main
-
-    run = tmp_path / "bc"
-    summary = main(TINY[:1] + ["512"] + TINY[2:] + [
-        "--run-dir", str(run), "--opponents", "random:1,self:1", "--eval-opponents", "random",
-        "--bc-teacher", "rules", "--bc-hands", "6", "--bc-epochs", "1", "--bc-dagger", "1",
-        "--bc-dagger-hands", "2"])
-    bc = json.loads((run / "bc_stats.json").read_text())
-    assert bc["teacher"] == "rules" and len(bc["rounds"]) == 2 and bc["rounds"][0]["moves"] > 0
-    assert 0.0 <= summary["bc_val_acc"] <= 1.0
-    assert (run / "bc.pt").is_file() and load_policy(run / "bc.pt")[1]["env_steps"] == 0
-    steps = [int(r["env_steps"]) for r in csv.DictReader((run / "eval.csv").open())]
-    assert steps[0] == 0 and steps[-1] >= 512        # the cloned policy is the curve's first point
-
-
-# -- the rules player's hold guard -------------------------------------------------------
-
-
-def test_hold_guard_leaves_exactly_the_rules_players_hold_decision():
-    """Over rules-vs-greedy hands: at every decision of the rules player with a legal meld or
-    layoff, the guard removes the placements exactly when the rules player holds, and the
-    rules player's move is always left in the guarded mask."""
-    from mountain_rummy_env import Game, mountain_variant, player_view
-    from mountain_rummy_env.core.state import EVENT_NONE
-
-    from agents.common import PLACE, family_table
-    from agents.ppo import hold_guard
-
-    v = mountain_variant()
-    fam = family_table(v)
-    placing = np.isin(fam, PLACE)
-    game = Game(v, 1)
-    held = placed = 0
-    for h in range(16):
-        rules, greedy = make_agent("rules"), make_agent("greedy")
-        players = [rules, greedy] if h % 2 == 0 else [greedy, rules]
-        game.reset(seed=h)
-        while True:
-            p = game.current_player(0)
-            view, mask = player_view(game, 0, p), game.masks[0].copy()
-            a = players[p].act(view, mask)
-            if players[p] is rules and (mask & placing).any() and mask.sum() > 1:
-                guarded = hold_guard(view, mask)
-                assert guarded[a] and not (guarded & ~mask.astype(bool)).any()
-                if placing[a]:
-                    placed += 1
-                    assert (guarded == mask).all()
-                elif not (guarded & placing).any():
-                    held += 1
-            if game.step_one(0, a) != EVENT_NONE:
-                break
-    assert held > 20 and placed > 20, (held, placed)
-
-
-def test_guarded_training_records_and_plays_under_the_guard(tmp_path):
-    from experiments.train_ppo import main, parse_args
-
-    with pytest.raises(SystemExit):
-        parse_args(["--variant", "gin", "--guard", "rules-hold"])
-    run = tmp_path / "guarded"
-    main(TINY[:1] + ["512"] + TINY[2:] + [
-        "--run-dir", str(run), "--opponents", "greedy:1,self:1", "--eval-opponents", "greedy",
-        "--guard", "rules-hold", "--bc-teacher", "rules", "--bc-hands", "4", "--bc-epochs", "1",
-        "--snapshot-every", "128"])
-    assert json.loads((run / "policy.json").read_text())["guard"] == "rules-hold"
-    agent = make_agent(f"ppo:path={run / 'policy.pt'}")
-    from agents.ppo import hold_guard
-
-    assert agent.guard is hold_guard
-
-
-def test_guarded_vector_env_masks_held_placements_for_the_learner():
-    from experiments.train_ppo import OpponentPool, make_venv, parse_args, parse_pool
-
-    from agents.common import PLACE, family_table
-
-    args = parse_args(["--num-envs", "8", "--guard", "rules-hold"])
-    venv = make_venv(args, OpponentPool(parse_pool("greedy"), 0))
-    placing = np.isin(family_table(venv.venv.variant), PLACE)
-    venv.reset()
-    rng = np.random.default_rng(0)
-    masked = 0
-    for _ in range(150):
-        raw, guarded = venv.venv.action_masks(), venv.action_masks()
-        assert not (guarded & ~raw).any() and guarded.any(axis=1).all()
-        assert (np.stack(venv.env_method("action_masks")) == guarded).all()   # MaskablePPO's path
-        masked += int(((raw & placing) & ~guarded).any(axis=1).sum())
-        venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in guarded]))
-    assert masked > 0
 
 
 # -- the shipped policy -----------------------------------------------------------------
@@ -331,210 +224,6 @@ def test_shipped_policy_plays_legal_hands_and_beats_random():
     assert all(h["steps"] > 0 for h in row["hands"]) and row["outcome"] in (0.0, 0.5, 1.0)
     margins = [play_deal(cfg, "ppo:policy=mountain", "random", 100 + d)["margin"] for d in range(10)]
     assert np.mean(margins) > 0, margins
-
-
-# -- the rules player as adviser (--hint rules) -------------------------------------------
-
-
-def _hinted_checkpoint(path, hint_weight: float, head_scale: float, seed: int = 0, hint="rules"):
-    """A hinted Mountain policy with a random head of ``head_scale`` and ``hint_weight``."""
-    import torch
-
-    from agents.ppo_nets import build_actor
-    from mountain_rummy_env import mountain_variant
-    from mountain_rummy_env.envs.observation import observation_size
-
-    from agents.ppo import HINTS
-
-    v = mountain_variant()
-    torch.manual_seed(seed)
-    actor = build_actor(observation_size(v), v.num_actions, [16], "tanh", hinted=True,
-                        slots=HINTS[hint].slots)
-    with torch.no_grad():
-        actor.head.weight.normal_(0.0, head_scale)
-        actor.head.hint_weight.fill_(hint_weight)
-        if HINTS[hint].slots:
-            actor.head.slot_net.weight.normal_(0.0, head_scale)
-    save_policy(path, actor, {"variant": "mountain", "variant_options": {},
-                              "observation_size": observation_size(v), "num_actions": v.num_actions,
-                              "net_arch": [16], "activation": "tanh", "hint": hint})
-    return path
-
-
-@pytest.mark.parametrize("hint", ["rules", "rules-shortlist", "rules-slots"])
-def test_hinted_policy_with_a_quiet_head_plays_the_rules_players_moves(tmp_path, hint):
-    """A hinted policy whose head is near zero plays exactly what a rules player in its
-    seat would: the adviser is reset every hand and tracks the hand as that player does."""
-    from mountain_rummy_env import Game, mountain_variant
-    from mountain_rummy_env.core.state import EVENT_NONE
-    from mountain_rummy_env.game import player_view
-
-    path = _hinted_checkpoint(tmp_path / "hinted.pt", hint_weight=5.0, head_scale=1e-4, hint=hint)
-    me, shadow, opp = make_agent(f"ppo:path={path}", seed=1), make_agent("rules", variant="mountain"), \
-        make_agent("greedy", seed=2)
-    game = Game(mountain_variant(), 1)
-    decisions = 0
-    for hand in range(14):
-        game.reset(seed=100 + hand)
-        for a in (me, shadow, opp):
-            a.reset()
-        seat = hand % 2
-        while True:
-            p = game.current_player(0)
-            view, mask = player_view(game, 0, p), game.masks[0]
-            if p == seat:
-                a = me.act(view, mask)
-                assert a == shadow.act(view, mask)
-                decisions += 1
-            else:
-                a = opp.act(view, mask)
-            if game.step_one(0, a) != EVENT_NONE:
-                break
-    assert decisions > 100
-
-
-@pytest.mark.parametrize("hint", ["rules", "rules-shortlist", "rules-slots"])
-def test_hinted_env_column_is_the_advice_the_agent_gets_in_play(tmp_path, hint):
-    """In the training env the hint column (and the rest of the observation) equals what
-    the ``ppo`` agent computes for the same position, also when the policy keeps playing
-    other moves than the adviser's (a loud random head): both advisers learn the moves
-    actually played and track the hand alike. A shortlist narrows the learner's masks to
-    legal moves that include the adviser's."""
-    from agents.ppo import HINTS, PPOAgent, load_policy
-    from experiments.train_ppo import OpponentPool, make_venv, parse_args, parse_pool
-    from mountain_rummy_env.game import player_view
-
-    actor, meta = load_policy(_hinted_checkpoint(tmp_path / "loud.pt", hint_weight=0.5,
-                                                 head_scale=1.0, hint=hint))
-    args = parse_args(["--num-envs", "4", "--hint", hint, "--opponents", "greedy"])
-    venv = make_venv(args, OpponentPool(parse_pool(args.opponents), 0))
-    env = venv.venv
-    players = [PPOAgent(seed=b, actor=actor, meta=meta) for b in range(4)]
-    keys = [None] * 4
-    obs = venv.reset()
-    k = HINTS[hint].id_columns      # the adviser's move, then its slots
-    assert obs.shape == (4, venv.observation_space.shape[0]) == (4, meta["observation_size"] + k)
-    deviations = narrowed = 0
-    for _ in range(300):
-        actions = np.zeros(4, np.int64)
-        masks, legal = venv.action_masks(), env.action_masks()
-        assert not (masks & ~legal).any() and masks[np.arange(4), obs[:, -k].astype(int)].all()
-        narrowed += int((masks != legal).any(axis=1).sum())
-        slots = obs[:, -HINTS[hint].slots:].astype(int) if HINTS[hint].slots else np.zeros((4, 0), int)
-        assert ((slots == -1) | masks[np.arange(4)[:, None], slots.clip(0)]).all()  # legal or none
-        for b, agent in enumerate(players):
-            key = (int(env._episode[b]), int(env._seeds[b]))
-            if keys[b] != key:
-                keys[b] = key
-                agent.reset()
-            actions[b] = agent.act(player_view(env.game, b, int(env._learner[b])), legal[b])
-            assert (agent._obs[0] == obs[b]).all() and masks[b, actions[b]]
-            deviations += actions[b] != int(obs[b, -k])
-        venv.step_async(actions)        # tells the env's advisers the moves played
-        tracked = ("my_discard", "opp_discards", "opp_taken", "last_turn")
-        for agent, adviser in zip(players, venv.advisers.agents):
-            assert {k: getattr(agent.adviser, k) for k in tracked} == \
-                {k: getattr(adviser, k) for k in tracked}
-        obs, _, dones, infos = venv.step_wait()
-        for b in np.flatnonzero(dones):
-            assert infos[b]["terminal_observation"].shape == obs[b].shape
-    assert deviations > 100
-    assert (narrowed > 100) == HINTS[hint].shortlist
-
-
-def test_hinted_training_records_the_hint_and_refuses_what_it_cannot_do(tmp_path):
-    from agents.ppo_nets import HintHead
-    from experiments.train_ppo import main, parse_args
-
-    assert parse_args(["--hint", "rules"]).opponents == "rules:3,greedy:1"
-    # the hinted default pool (no self-play) is what the baseline checks
-    assert parse_args(["--variant", "gin", "--hint", "rules", "--reward-baseline", "rules"]
-                      ).opponents == "rules:3,random:1"
-    with pytest.raises(SystemExit):
-        parse_args(["--hint", "rules", "--opponents", "greedy:1,self:1"])
-    with pytest.raises(SystemExit):
-        parse_args(["--hint", "rules", "--bc-teacher", "rules"])
-    with pytest.raises(SystemExit):
-        parse_args(["--variant", "gin", "--hint", "rules-slots"])   # Mountain's search shortlist
-    run = tmp_path / "hinted"
-    main(TINY[:1] + ["512"] + TINY[2:] + ["--run-dir", str(run), "--hint", "rules",
-                                          "--opponents", "greedy", "--eval-opponents", "rules",
-                                          "--reward-baseline", "rules"])
-    meta = json.loads((run / "policy.json").read_text())
-    assert meta["hint"] == "rules"
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-
-    logs = EventAccumulator(str(next((run / "tb").rglob("events.out.tfevents*")).parent))
-    logs.Reload()
-    assert "rollout/margin_over_baseline" in logs.Tags()["scalars"]
-    actor, _ = load_policy(run / "policy.pt")
-    assert isinstance(actor.head, HintHead) and 4.0 < float(actor.head.hint_weight.detach()) < 6.0
-    rows = list(csv.DictReader((run / "eval.csv").open()))
-    # 512 steps cannot undo the adviser: against the rules player every deal is a mirror
-    assert rows and all(float(r["margin"]) == 0.0 for r in rows)
-    summary = main(TINY[:1] + ["1024"] + TINY[2:] + ["--run-dir", str(run), "--hint", "rules",
-                                                     "--opponents", "greedy", "--eval-opponents",
-                                                     "rules", "--resume"])
-    assert summary["env_steps"] >= 1024
-
-
-def test_unknown_hint_fails_clearly(tmp_path):
-    path = _hinted_checkpoint(tmp_path / "h.pt", 1.0, 0.1)
-    blob = torch_load(path)
-    blob["hint"] = "oracle"
-    import torch
-
-    torch.save(blob, path)
-    with pytest.raises(CheckpointError, match="unknown hint 'oracle'"):
-        load_policy(path)
-
-
-def test_duplicate_baseline_zeroes_the_reward_of_a_learner_that_plays_the_rules_move():
-    """--reward-baseline rules: a learner that plays the rules move at every decision (the
-    hint column) earns exactly 0 a hand against rules and greedy opponents; one that plays
-    random moves does not, and its reward is its margin less the rules player's."""
-    from experiments.train_ppo import OpponentPool, make_venv, parse_args, parse_pool
-
-    for policy in ("hint", "random"):
-        args = parse_args(["--num-envs", "4", "--hint", "rules", "--opponents", "rules:1,greedy:1",
-                           "--reward-baseline", "rules", "--reward-scale", "1"])
-        venv = make_venv(args, OpponentPool(parse_pool(args.opponents), 0))
-        rng = np.random.default_rng(0)
-        obs = venv.reset()
-        rewards, raw = [], []
-        while len(rewards) < 16:
-            if policy == "hint":
-                actions = obs[:, -1].astype(np.int64)
-            else:
-                actions = np.array([rng.choice(np.flatnonzero(m)) for m in venv.action_masks()])
-            obs, rew, dones, infos = venv.step(actions)
-            rewards += rew[dones].tolist()
-            raw += [infos[b]["episode"]["r"] for b in np.flatnonzero(dones)]
-        if policy == "hint":
-            assert rewards == [0.0] * len(rewards) and any(raw)
-        else:
-            assert sum(r != 0 for r in rewards) > len(rewards) // 2
-            assert np.mean(rewards) < 0 and np.mean(np.array(raw) - np.array(rewards)) > 0
-    with pytest.raises(SystemExit):
-        parse_args(["--reward-baseline", "rules", "--opponents", "greedy:1,self:1"])
-    with pytest.raises(SystemExit):
-        parse_args(["--reward-baseline", "rules", "--opponents", "greedy", "--reward", "win"])
-
-
-def test_departure_noise_measures_single_departures_against_the_rules_replay(capsys):
-    """experiments.departure_noise: hands without a departure score exactly 0 over the rules
-    replay; hands with one are labelled by the kind of departure and mostly differ."""
-    from experiments.departure_noise import main, parse_args
-
-    rows = main(["--hands", "24", "--num-envs", "4", "--depart", "0.3", "--no-progress"])
-    assert len(rows) == 24
-    assert all(x == 0.0 for k, x in rows if k is None)
-    departed = [x for k, x in rows if k is not None]
-    assert len(departed) >= 8 and sum(x != 0 for x in departed) > len(departed) // 2
-    assert all(" -> " in k for k, _ in rows if k is not None)
-    assert "| any |" in capsys.readouterr().out
-    with pytest.raises(SystemExit):
-        parse_args(["--depart", "2"])
 
 
 def test_int8_training_records_the_dtype_and_plays_on_the_same_encoding(tmp_path):

@@ -10,10 +10,11 @@ import numpy as np
 
 from mountain_rummy_env.cards import JOKER_FACE, NUM_FACES, NUM_RANKS
 from mountain_rummy_env.core.state import PHASE_DRAW, PHASE_PLAY, PHASE_RESPONSE  # noqa: F401  (re-exported)
-from mountain_rummy_env.solver import best_arrangement, hand_mask_of
+from mountain_rummy_env.solver import best_arrangement, best_deadwood_batch, hand_mask_of
 
-FAMILIES = ("draw", "take", "meld", "regroup", "layoff", "discard", "knock", "base_camp", "done")
-DRAW, TAKE, MELD, REGROUP, LAYOFF, DISCARD, KNOCK, BASE_CAMP, DONE = range(len(FAMILIES))
+FAMILIES = ("draw", "take", "meld", "regroup", "layoff", "discard", "knock", "base_camp", "done",
+            "pass")
+DRAW, TAKE, MELD, REGROUP, LAYOFF, DISCARD, KNOCK, BASE_CAMP, DONE, PASS = range(len(FAMILIES))
 PLACE = (MELD, REGROUP, LAYOFF)
 TURN_ENDS = (DISCARD, KNOCK, BASE_CAMP, DONE)
 
@@ -22,15 +23,17 @@ _FAMILY_CACHE: dict = {}
 
 
 def family_table(variant) -> np.ndarray:
-    """``family_table(v)[a]``: family index (``DRAW`` ... ``DONE``) of action id ``a``."""
+    """``family_table(v)[a]``: family index (``DRAW`` ... ``PASS``) of action id ``a``, read
+    from the names of the layout's fields (Gin's ``pass_`` is ``PASS``), so one table of
+    families serves every variant whose actions the heuristic players know."""
     lay = variant.layout
     hit = _FAMILY_CACHE.get(lay)
     if hit is not None:
         return hit
     offsets = list(lay)
     fam = np.zeros(lay.num_actions, dtype=np.int8)
-    for k in range(len(FAMILIES)):
-        fam[offsets[k]: offsets[k + 1]] = k
+    for k, name in enumerate(type(lay)._fields[:-1]):
+        fam[offsets[k]: offsets[k + 1]] = FAMILIES.index(name.rstrip("_"))
     _FAMILY_CACHE[lay] = fam
     return fam
 
@@ -79,6 +82,32 @@ def arrange(view, faces, objective: str = "points"):
     nj = sum(1 for f in faces if f == JOKER_FACE)
     return best_arrangement(hand_mask_of(faces), nj, v.table, v.spec.hand_value,
                             objective=objective, forbidden_joker_faces=table_faces(view))
+
+
+def deadwood_batch(variant, hands, jokers) -> np.ndarray:
+    """Least deadwood of each hand (natural-face bitmasks, joker counts) in ``variant``."""
+    return best_deadwood_batch(hands, jokers, variant.table, variant.spec.hand_value, "deadwood")
+
+
+def hand_deadwoods(variant, hands) -> np.ndarray:
+    """Least deadwood of each joker-free hand (an int bitmask of faces), as int64."""
+    masks = np.fromiter((int(h) for h in hands), dtype=np.uint64, count=len(hands))
+    return deadwood_batch(variant, masks, 0).astype(np.int64)
+
+
+def cards_of(bits: int) -> list[int]:
+    """The faces of a bitmask, lowest first."""
+    out = []
+    while bits:
+        low = bits & -bits
+        out.append(low.bit_length() - 1)
+        bits ^= low
+    return out
+
+
+def unseen_faces(view) -> list[int]:
+    """Faces of the cards this player has not seen (a face per card, jokers = 52)."""
+    return view.variant.spec.card_face[view.hidden_cards()].tolist()
 
 
 def deadwood(view, faces) -> int:

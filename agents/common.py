@@ -110,6 +110,38 @@ def unseen_faces(view) -> list[int]:
     return view.variant.spec.card_face[view.hidden_cards()].tolist()
 
 
+def draw_outlook(view, hands, jokers, objective: str, discard: bool = False):
+    """The solver's ``objective`` of hands of the same size (face bitmasks and joker
+    counts) as they are and after the next draw: ``(now[i], after[i, j], weights[j])`` with
+    a column ``j`` per unseen natural card, then, where the variant deals jokers, one for a
+    joker, weighted by how many are unseen. With ``discard`` (joker-free hands, Gin) the
+    hand then drops the card that leaves the least ``objective``. The rules players' look
+    one draw ahead, over the cards this player cannot see (:func:`unseen_faces`)."""
+    v = view.variant
+    unseen = unseen_faces(view)
+    draws = [u for u in unseen if u != JOKER_FACE]
+    weights = np.ones(len(draws))
+    if v.deck.num_cards > v.deck.num_naturals:
+        weights = np.append(weights, len(unseen) - len(draws))
+    joker_column = len(weights) > len(draws)
+    batch, jok = [], []
+    for h, nj in zip(hands, jokers):
+        row = [h]
+        for u in draws:
+            e = h | (1 << u)
+            row.extend([e & ~(1 << x) for x in cards_of(e)] if discard else [e])
+        batch.extend(row)
+        jok.extend([nj] * len(row))
+        if joker_column:
+            batch.append(h)
+            jok.append(nj + 1)
+    values = best_deadwood_batch(np.array(batch, dtype=np.uint64), np.array(jok), v.table,
+                                 v.spec.hand_value, objective, table_faces(view))
+    values = values.astype(np.int64).reshape(len(hands), -1)
+    after = values[:, 1:].reshape(len(hands), len(weights), -1).min(axis=2)
+    return values[:, 0], after, weights
+
+
 def deadwood(view, faces) -> int:
     return arrange(view, faces, "deadwood").deadwood
 

@@ -46,12 +46,12 @@ import numpy as np
 from mountain_rummy_env.cards import JOKER_FACE, NUM_FACES, NUM_RANKS
 from mountain_rummy_env.core.gin import WALL
 from mountain_rummy_env.core.state import PHASE_DRAW
-from mountain_rummy_env.solver import best_deadwood_batch, hand_mask_of
+from mountain_rummy_env.solver import hand_mask_of
 
 from .base import register
 from .common import (
-    DISCARD, KNOCK, _shown_face, arrange, cards_of, connectivity, faces_of, hand_deadwoods,
-    hand_value_of, table_faces, unseen_faces,
+    DISCARD, KNOCK, _shown_face, arrange, cards_of, connectivity, draw_outlook, faces_of,
+    hand_deadwoods, hand_value_of, unseen_faces,
 )
 from .greedy import GinGreedyAgent, HeuristicAgent
 
@@ -172,34 +172,19 @@ class RulesAgent(HeuristicAgent):
         v = view.variant
         off = v.layout.discard
         faces = faces_of(v, view.hand)
-        unseen = unseen_faces(view)
-        nat_unseen = [u for u in unseen if u != JOKER_FACE]
-        j_unseen = len(unseen) - len(nat_unseen)
         cands = [int(a) for a in by[DISCARD]]
-        hands, jok = [], []
-        for a in cands:
-            f = a - off
-            rest = list(faces)
-            rest.remove(f)
-            hm = hand_mask_of(rest)
-            nj = rest.count(JOKER_FACE)
-            hands.append(hm); jok.append(nj)
-            for u in nat_unseen:
-                hands.append(hm | (1 << u)); jok.append(nj)
-            hands.append(hm); jok.append(nj + 1)
-        pts = best_deadwood_batch(np.array(hands, dtype=np.uint64), np.array(jok), v.table,
-                                  v.spec.hand_value, "points", table_faces(view))
-        k = len(nat_unseen) + 2
+        rests = [list(faces) for _ in cands]
+        for a, rest in zip(cands, rests):
+            rest.remove(a - off)
+        now, after, w = draw_outlook(view, [hand_mask_of(r) for r in rests],
+                                     [r.count(JOKER_FACE) for r in rests], "points")
         layable = self.layable_faces(view)
         out = {}
         for i, a in enumerate(cands):
             f = a - off
-            row = pts[i * k:(i + 1) * k].astype(np.float64)
-            base = row[0]
-            gains = np.maximum(row[1:] - base - 0.0, 0.0)
-            w = np.ones(k - 1)
-            w[-1] = j_unseen
-            exp_gain = float((gains * w).sum() / max(1, len(unseen)))
+            base = float(now[i])
+            gains = np.maximum(after[i] - base, 0.0)
+            exp_gain = float((gains * w).sum() / max(1, w.sum()))
             val = base + self.outs_weight * exp_gain
             if f == JOKER_FACE:
                 val -= 30.0
@@ -422,35 +407,15 @@ class GinRulesAgent(GinGreedyAgent):
 
     # -- discarding -------------------------------------------------------------------------
 
-    def hand_costs(self, view, hands: list[int], pool: list[int]) -> np.ndarray:
+    def hand_costs(self, view, hands: list[int]) -> np.ndarray:
         """Cost of keeping each 10-card hand: ``now_weight`` x its deadwood + the expected
-        deadwood after the next draw from ``pool`` (best discard, or the drawn card back)
+        deadwood after the next draw (its best discard then, maybe the drawn card back)
         - bonuses for the chance that draw lets it knock / go gin."""
         K = self.knock_limit(view, view.turn + 2)   # what it will knock with next turn
-        batch = []
-        for h in hands:
-            batch.append(h)
-            for u in pool:
-                e = h | (1 << u)
-                batch.extend(e & ~(1 << x) for x in cards_of(h))
-        dws = hand_deadwoods(view.variant, batch)
-        out = np.empty(len(hands))
-        pos = 0
-        for i, h in enumerate(hands):
-            width = 1 + bin(h).count("1") * len(pool)
-            row = dws[pos: pos + width]
-            pos += width
-            now = row[0]
-            if pool:
-                nxt = np.minimum(row[1:].reshape(len(pool), -1).min(axis=1), now)
-                exp = nxt.mean()
-                pk = float((nxt <= K).mean())
-                pg = float((nxt == 0).mean())
-            else:
-                exp, pk, pg = now, float(now <= K), float(now == 0)
-            out[i] = (self.now_weight * now + exp - self.knock_weight * pk
-                      - self.gin_weight * pg)
-        return out
+        now, after, _ = draw_outlook(view, hands, [0] * len(hands), "deadwood", discard=True)
+        pk, pg = (after <= K).mean(axis=1), (after == 0).mean(axis=1)
+        return (self.now_weight * now + after.mean(axis=1) - self.knock_weight * pk
+                - self.gin_weight * pg)
 
     def choose_discard(self, view, by) -> int:
         v = view.variant
@@ -458,7 +423,7 @@ class GinRulesAgent(GinGreedyAgent):
         actions = self.not_just_taken(view, by[DISCARD], off)
         cards = [a - off for a in actions]
         hand = hand_mask_of(view.hand)
-        costs = self.hand_costs(view, [hand & ~(1 << c) for c in cards], unseen_faces(view))
+        costs = self.hand_costs(view, [hand & ~(1 << c) for c in cards])
         p = self.hold_probs(view)
         excl = self.excluded_pairs()
         known = set(view.opponent_known)

@@ -14,7 +14,8 @@ hand-evaluation entry won 55.4% of games to 100 against it). Its published polic
   fits the knocker's melds (the original's engine lays off the unmelded cards).
 
 Deadwood comes from the project's exact solver (through the hooks of Gin's greedy player,
-:class:`~agents.greedy.GinGreedyAgent`, which this player overrides); the opponent's moves are ignored, as in the original.
+:class:`~agents.greedy.GinGreedyAgent`, which this player overrides); the opponent's moves
+are ignored, as in the original.
 """
 
 from __future__ import annotations

@@ -233,10 +233,18 @@ class GinGreedyAgent(HeuristicAgent):
         return int(cur), int(dws[k]), dws[k] < without + hand_value_of(v, card)
 
     def wants_take(self, view, card: int) -> bool:
-        if view.step == WALL:  # OpenSpiel's wall: the take is only legal to knock with it
+        """Take a card that melds and lowers the least deadwood (:meth:`take_outcome`), or
+        lets the hand knock at once (:meth:`takes_to_knock`); always at OpenSpiel's wall,
+        where the take is only legal to knock with it."""
+        if view.step == WALL:
             return True
         cur, best, melds = self.take_outcome(view, card)
-        return melds and best < cur
+        return (melds and best < cur) or self.takes_to_knock(view, cur, best)
+
+    def takes_to_knock(self, view, cur: int, best: int) -> bool:
+        """Whether a take that brings the deadwood from ``cur`` to ``best`` is worth it for
+        the knock it allows (greedy: no; it takes only cards that meld)."""
+        return False
 
     def choose_knock(self, view, by) -> int:
         off = view.variant.layout.knock

@@ -44,7 +44,6 @@ from __future__ import annotations
 import numpy as np
 
 from mountain_rummy_env.cards import JOKER_FACE, NUM_FACES, NUM_RANKS
-from mountain_rummy_env.core.gin import WALL
 from mountain_rummy_env.core.state import PHASE_DRAW
 from mountain_rummy_env.solver import hand_mask_of
 
@@ -434,15 +433,10 @@ class GinRulesAgent(GinGreedyAgent):
 
     # -- taking and knocking ----------------------------------------------------------------
 
-    def wants_take(self, view, card: int) -> bool:
-        if view.step == WALL:
-            return True
-        cur, best, melds = self.take_outcome(view, card)
+    def takes_to_knock(self, view, cur: int, best: int) -> bool:
+        """A card that lets the hand knock at once, with the knock policy's consent."""
         K = view.variant.config.knock_card
-        if melds and best < cur:
-            return True
-        # a card that lets the hand knock at once (with the knock policy's consent)
-        return best <= K and cur > K and best <= self.knock_limit(view)
+        return best <= K < cur and best <= self.knock_limit(view)
 
     def knock_limit(self, view, turn: int | None = None) -> int:
         """Largest deadwood this agent knocks with now (the undercut risk grows with the
@@ -459,10 +453,7 @@ class GinRulesAgent(GinGreedyAgent):
         return limit
 
     def wants_to_knock(self, view, by) -> bool:
-        off = view.variant.layout.knock
-        hand = hand_mask_of(view.hand)
-        dk = int(hand_deadwoods(view.variant,
-                                [hand & ~(1 << int(a - off)) for a in by[KNOCK]]).min())
+        dk = self.least_deadwood(view, by[KNOCK], view.variant.layout.knock)[1]
         if dk == 0:
             return True
         if view.stock_size <= 3 and dk <= self.wall_knock:   # last chance before the wall (GR-5)

@@ -22,7 +22,6 @@ from time import perf_counter
 import numpy as np
 
 from mountain_rummy_env.cards import JOKER_FACE
-from mountain_rummy_env.core import gin as gin_kernels
 from mountain_rummy_env.core import rules
 from mountain_rummy_env.core.batch import step_batch
 from mountain_rummy_env.game import Game, player_view
@@ -33,7 +32,8 @@ from mountain_rummy_env.core.state import (
 
 from .base import register
 from .common import (
-    BASE_CAMP, DONE, DRAW, KNOCK, PLACE, deadwood_batch, legal_by_family, placing_forced,
+    BASE_CAMP, DONE, DRAW, KNOCK, PLACE, deadwood_batch, hand_deadwoods, legal_by_family,
+    placing_forced,
 )
 from .fastpolicy import playout_batch, rollout_tables
 from .rules import GinRulesAgent, RulesAgent
@@ -439,15 +439,13 @@ class GinSearchAgent(MonteCarloSearch, GinRulesAgent):
 
     def discard_candidates(self, view, legal) -> list[int]:
         """The knock leaving the least deadwood, then the ``discards`` discards that do."""
-        v = view.variant
-        lay = v.layout
-        hand = 0
-        for c in view.hand:
-            hand |= 1 << c
+        lay = view.variant.layout
+        hand = hand_mask_of(view.hand)
 
-        def left(a, offset):
-            return gin_kernels.deadwood(v.spec, np.int64(hand & ~(1 << int(a - offset))))
+        def by_deadwood(actions, offset):
+            dws = hand_deadwoods(view.variant, [hand & ~(1 << int(a - offset)) for a in actions])
+            return [a for _, a in sorted(zip(dws.tolist(), actions), key=lambda t: t[0])]
 
-        knocks = sorted((a for a in legal if a >= lay.knock), key=lambda a: left(a, lay.knock))
-        discards = sorted((a for a in legal if a < lay.knock), key=lambda a: left(a, lay.discard))
+        knocks = by_deadwood([a for a in legal if a >= lay.knock], lay.knock)
+        discards = by_deadwood([a for a in legal if a < lay.knock], lay.discard)
         return knocks[:1] + discards[: self.discards]

@@ -44,6 +44,15 @@ def legal_by_family(variant, mask) -> dict[int, np.ndarray]:
     return {k: legal[fam == k] for k in np.unique(fam).tolist()}
 
 
+def first_of(by, families):
+    """The first legal action of the first of ``families`` with one (``by``: the legal
+    actions by family, :func:`legal_by_family`), None if none has."""
+    for family in families:
+        if family in by:
+            return int(by[family][0])
+    return None
+
+
 def placing_forced(view, by) -> bool:
     """Whether the player must place now, whatever its strategy (MR-7): a deep-drawn card is
     still to be placed, or no move that ends the turn is legal (a last card taken this turn

@@ -31,8 +31,8 @@ from mountain_rummy_env.solver import hand_mask_of
 from .base import Agent, register
 from .common import (
     BASE_CAMP, DISCARD, DONE, DRAW, KNOCK, LAYOFF, MELD, PASS, PHASE_DRAW, REGROUP, TAKE,
-    arrange, faces_of, hand_deadwoods, hand_value_of, legal_by_family, placing_forced,
-    taken_cards,
+    arrange, faces_of, first_of, hand_deadwoods, hand_value_of, legal_by_family,
+    placing_forced, taken_cards,
 )
 
 
@@ -40,9 +40,11 @@ class HeuristicAgent(Agent):
     """The shared skeleton: one decision is the draw (a take the strategy wants, else draw
     stock, else pass), or the next placement, else ``done``/``pass`` (the end of placing),
     else the end of the turn (Base Camp, a knock the strategy wants, else a discard).
-    Action families are read from the variant's layout (:func:`~agents.common.legal_by_family`),
-    so the same code plays each variant; strategies fill in the ``choose_*`` and ``wants_*``
-    hooks, and players that watch the hand :meth:`track` and :meth:`remember`."""
+    Action families are read from the variant's layout
+    (:func:`~agents.common.legal_by_family`), so the same code plays each variant;
+    strategies fill in the ``choose_*`` and ``wants_*`` hooks, and players that watch the
+    hand :meth:`track` and :meth:`remember`. The hooks' defaults are Mountain's greedy play
+    (:class:`GreedyAgent` is the skeleton as it is); Gin's strategies override them."""
 
     def __init__(self, seed=None):
         super().__init__(seed=seed)
@@ -62,12 +64,9 @@ class HeuristicAgent(Agent):
         if view.phase == PHASE_DRAW:
             return self.choose_draw(view, by)
         place = self.choose_placement(view, by)
-        if place is not None:
-            return place
-        for family in (DONE, PASS):
-            if family in by:
-                return int(by[family][0])
-        return self.choose_end(view, by)
+        if place is None:
+            place = first_of(by, (DONE, PASS))
+        return self.choose_end(view, by) if place is None else place
 
     def track(self, view) -> None:
         """Read the view before every decision (greedy keeps no memory)."""
@@ -80,12 +79,7 @@ class HeuristicAgent(Agent):
 
     def choose_draw(self, view, by) -> int:
         take = self.choose_take(view, by)
-        if take is not None:
-            return take
-        for family in (DRAW, PASS):
-            if family in by:
-                return int(by[family][0])
-        return int(next(iter(by.values()))[0])
+        return first_of(by, (DRAW, PASS, *by)) if take is None else take
 
     def choose_take(self, view, by):
         """The take with the most points gained (:meth:`take_scores`), None if none gains."""

@@ -86,6 +86,8 @@ def _adjacent(a, b):
                "the risk of feeding the opponent's melds, takes deep draws by solver gain, "
                "holds its melds and layoffs until it can knock or camp")
 class RulesAgent(HeuristicAgent):
+    """Mountain's rule-based player (see the module docstring)."""
+
     def __init__(self, seed=None, hold: int = 1, hold_opp: int = 4, hold_stock: int = 6,
                  outs: int = 1, outs_weight: float = 2.0, feed_weight: float = 1.5):
         super().__init__(seed=seed)

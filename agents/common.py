@@ -129,10 +129,10 @@ def draw_outlook(view, hands, jokers, objective: str, discard: bool = False):
     v = view.variant
     unseen = unseen_faces(view)
     draws = [u for u in unseen if u != JOKER_FACE]
-    weights = np.ones(len(draws))
-    if v.deck.num_cards > v.deck.num_naturals:
-        weights = np.append(weights, len(unseen) - len(draws))
-    joker_column = len(weights) > len(draws)
+    joker_column = v.deck.num_cards > v.deck.num_naturals     # Mountain deals jokers
+    weights = np.ones(len(draws) + joker_column)
+    if joker_column:
+        weights[-1] = len(unseen) - len(draws)
     batch, jok = [], []
     for h, nj in zip(hands, jokers):
         row = [h]

@@ -1,5 +1,5 @@
-"""The heuristic players (``greedy``, ``rules``, and ``search``, which builds on them) are
-written once for Mountain and Gin (issue #19): a refactor of the shared skeleton must leave
+"""The heuristic players (``greedy``, ``rules``; ``search`` and ``simple_gin``, which build
+on them) are written once for Mountain and Gin (issue #19): a refactor of the shared skeleton must leave
 every decision as it was. Fixed seeds are played and each hand's action ids hashed; the
 expected digests in tests/data/agent_traces.json were recorded from the per-variant agents
 before the merge (``python tests/test_agent_unification.py`` rewrites them: only do so for a
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -57,4 +56,3 @@ def test_agents_play_the_recorded_actions(game_name, a, b):
 if __name__ == "__main__":   # record the expected digests
     DATA.write_text("{\n" + ",\n".join(f'"{v} {a} vs {b}": {json.dumps(traces(v, a, b))}'
                                          for v, a, b in CASES) + "\n}\n")
-    sys.exit(0)

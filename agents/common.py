@@ -155,10 +155,6 @@ def deadwood(view, faces) -> int:
     return arrange(view, faces, "deadwood").deadwood
 
 
-def meld_templates_of(view, faces, objective="points") -> set[int]:
-    return {t for t, _ in arrange(view, faces, objective).melds}
-
-
 def connectivity(face: int, faces) -> float:
     """How much ``face`` helps build melds with ``faces``: same rank or same suit within 2."""
     if face == JOKER_FACE:
@@ -179,14 +175,6 @@ def connectivity(face: int, faces) -> float:
             elif d == 2:
                 score += 0.5
     return score
-
-
-def top_discard(view):
-    return view.discard[-1] if view.discard else None
-
-
-def take_card(variant, action: int) -> int:
-    return action - variant.layout.take
 
 
 def taken_cards(view, card: int) -> list[int]:

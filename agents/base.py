@@ -478,6 +478,6 @@ class PluggedAgent(Agent):
 def _load_builtins() -> None:
     import importlib
 
-    for mod in ("random_agent", "greedy", "rules", "gin", "simple_gin", "openspiel_bot", "search",
+    for mod in ("random_agent", "greedy", "rules", "simple_gin", "openspiel_bot", "search",
                 "german", "robbers", "human"):
         importlib.import_module(f"{__package__}.{mod}")  # each registers its agents

@@ -10,10 +10,11 @@ import numpy as np
 
 from mountain_rummy_env.cards import JOKER_FACE, NUM_FACES, NUM_RANKS
 from mountain_rummy_env.core.state import PHASE_DRAW, PHASE_PLAY, PHASE_RESPONSE  # noqa: F401  (re-exported)
-from mountain_rummy_env.solver import best_arrangement, hand_mask_of
+from mountain_rummy_env.solver import best_arrangement, best_deadwood_batch, hand_mask_of
 
-FAMILIES = ("draw", "take", "meld", "regroup", "layoff", "discard", "knock", "base_camp", "done")
-DRAW, TAKE, MELD, REGROUP, LAYOFF, DISCARD, KNOCK, BASE_CAMP, DONE = range(len(FAMILIES))
+FAMILIES = ("draw", "take", "meld", "regroup", "layoff", "discard", "knock", "base_camp", "done",
+            "pass")
+DRAW, TAKE, MELD, REGROUP, LAYOFF, DISCARD, KNOCK, BASE_CAMP, DONE, PASS = range(len(FAMILIES))
 PLACE = (MELD, REGROUP, LAYOFF)
 TURN_ENDS = (DISCARD, KNOCK, BASE_CAMP, DONE)
 
@@ -22,15 +23,17 @@ _FAMILY_CACHE: dict = {}
 
 
 def family_table(variant) -> np.ndarray:
-    """``family_table(v)[a]``: family index (``DRAW`` ... ``DONE``) of action id ``a``."""
+    """``family_table(v)[a]``: family index (``DRAW`` ... ``PASS``) of action id ``a``, read
+    from the names of the layout's fields (Gin's ``pass_`` is ``PASS``), so one table of
+    families serves every variant whose actions the heuristic players know."""
     lay = variant.layout
     hit = _FAMILY_CACHE.get(lay)
     if hit is not None:
         return hit
     offsets = list(lay)
     fam = np.zeros(lay.num_actions, dtype=np.int8)
-    for k in range(len(FAMILIES)):
-        fam[offsets[k]: offsets[k + 1]] = k
+    for k, name in enumerate(type(lay)._fields[:-1]):
+        fam[offsets[k]: offsets[k + 1]] = FAMILIES.index(name.rstrip("_"))
     _FAMILY_CACHE[lay] = fam
     return fam
 
@@ -39,6 +42,15 @@ def legal_by_family(variant, mask) -> dict[int, np.ndarray]:
     legal = np.flatnonzero(mask)
     fam = family_table(variant)[legal]
     return {k: legal[fam == k] for k in np.unique(fam).tolist()}
+
+
+def first_of(by, families):
+    """The first legal action of the first of ``families`` with one (``by``: the legal
+    actions by family, :func:`legal_by_family`), None if none has."""
+    for family in families:
+        if family in by:
+            return int(by[family][0])
+    return None
 
 
 def placing_forced(view, by) -> bool:
@@ -81,12 +93,66 @@ def arrange(view, faces, objective: str = "points"):
                             objective=objective, forbidden_joker_faces=table_faces(view))
 
 
+def deadwood_batch(variant, hands, jokers) -> np.ndarray:
+    """Least deadwood of each hand (natural-face bitmasks, joker counts) in ``variant``."""
+    return best_deadwood_batch(hands, jokers, variant.table, variant.spec.hand_value, "deadwood")
+
+
+def hand_deadwoods(variant, hands) -> np.ndarray:
+    """Least deadwood of each joker-free hand (an int bitmask of faces), as int64."""
+    masks = np.fromiter((int(h) for h in hands), dtype=np.uint64, count=len(hands))
+    return deadwood_batch(variant, masks, 0).astype(np.int64)
+
+
+def cards_of(bits: int) -> list[int]:
+    """The faces of a bitmask, lowest first."""
+    out = []
+    while bits:
+        low = bits & -bits
+        out.append(low.bit_length() - 1)
+        bits ^= low
+    return out
+
+
+def unseen_faces(view) -> list[int]:
+    """Faces of the cards this player has not seen (a face per card, jokers = 52)."""
+    return view.variant.spec.card_face[view.hidden_cards()].tolist()
+
+
+def draw_outlook(view, hands, jokers, objective: str, discard: bool = False):
+    """The solver's ``objective`` of hands of the same size (face bitmasks and joker
+    counts) as they are and after the next draw: ``(now[i], after[i, j], weights[j])`` with
+    a column ``j`` per unseen natural card, then, where the variant deals jokers, one for a
+    joker, weighted by how many are unseen. With ``discard`` (joker-free hands, Gin) the
+    hand then drops the card that leaves the least ``objective``. The rules players' look
+    one draw ahead, over the cards this player cannot see (:func:`unseen_faces`)."""
+    v = view.variant
+    unseen = unseen_faces(view)
+    draws = [u for u in unseen if u != JOKER_FACE]
+    joker_column = v.deck.num_cards > v.deck.num_naturals     # Mountain deals jokers
+    weights = np.ones(len(draws) + joker_column)
+    if joker_column:
+        weights[-1] = len(unseen) - len(draws)
+    batch, jok = [], []
+    for h, nj in zip(hands, jokers):
+        row = [h]
+        for u in draws:
+            e = h | (1 << u)
+            row.extend([e & ~(1 << x) for x in cards_of(e)] if discard else [e])
+        batch.extend(row)
+        jok.extend([nj] * len(row))
+        if joker_column:
+            batch.append(h)
+            jok.append(nj + 1)
+    values = best_deadwood_batch(np.array(batch, dtype=np.uint64), np.array(jok), v.table,
+                                 v.spec.hand_value, objective, table_faces(view))
+    values = values.astype(np.int64).reshape(len(hands), -1)
+    after = values[:, 1:].reshape(len(hands), len(weights), -1).min(axis=2)
+    return values[:, 0], after, weights
+
+
 def deadwood(view, faces) -> int:
     return arrange(view, faces, "deadwood").deadwood
-
-
-def meld_templates_of(view, faces, objective="points") -> set[int]:
-    return {t for t, _ in arrange(view, faces, objective).melds}
 
 
 def connectivity(face: int, faces) -> float:
@@ -109,14 +175,6 @@ def connectivity(face: int, faces) -> float:
             elif d == 2:
                 score += 0.5
     return score
-
-
-def top_discard(view):
-    return view.discard[-1] if view.discard else None
-
-
-def take_card(variant, action: int) -> int:
-    return action - variant.layout.take
 
 
 def taken_cards(view, card: int) -> list[int]:

@@ -327,7 +327,7 @@ def _gin_best_removal(spec, bits, mask, offset):
     return best
 
 
-# Gin rules player's knock policy (agents.gin.GinRulesAgent defaults, held equal by a test;
+# Gin rules player's knock policy (agents.rules.GinRulesAgent defaults, held equal by a test;
 # numba caches these constants, so they are copies): any legal knock in
 # the first GIN_EARLY_TURNS turns, then a limit falling by GIN_KNOCK_SLOPE a turn from
 # GIN_LATE_KNOCK down to gin only; gin only once GIN_OPP_KNOWN cards of the opponent's hand

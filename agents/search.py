@@ -22,20 +22,21 @@ from time import perf_counter
 import numpy as np
 
 from mountain_rummy_env.cards import JOKER_FACE
-from mountain_rummy_env.core import gin as gin_kernels
 from mountain_rummy_env.core import rules
 from mountain_rummy_env.core.batch import step_batch
 from mountain_rummy_env.game import Game, player_view
-from mountain_rummy_env.solver import best_deadwood_batch
+from mountain_rummy_env.solver import hand_mask_of
 from mountain_rummy_env.core.state import (
     EVENT_NONE, LOC_FACEDOWN, LOC_HAND, LOC_STOCK, PHASE_DRAW, PHASE_PLAY,
 )
 
 from .base import register
-from .common import BASE_CAMP, DONE, DRAW, KNOCK, PLACE, legal_by_family, placing_forced
+from .common import (
+    BASE_CAMP, DONE, DRAW, KNOCK, PLACE, deadwood_batch, hand_deadwoods, legal_by_family,
+    placing_forced,
+)
 from .fastpolicy import playout_batch, rollout_tables
-from .gin import GinRulesAgent
-from .rules import RulesAgent
+from .rules import GinRulesAgent, RulesAgent
 
 
 def determinise(view, n: int, rng, hone: float = 0.0, meld_free: bool = False) -> np.ndarray:
@@ -140,7 +141,7 @@ def _hands(variant, cards, known):
     bit = np.where(natural, np.uint64(1) << np.where(natural, f, 0).astype(np.uint64),
                    np.uint64(0))
     kf = face[np.asarray(list(known), dtype=np.int64)]
-    bits = np.bitwise_or.reduce(bit, axis=1) | np.uint64(_bits_of(kf[kf < JOKER_FACE]))
+    bits = np.bitwise_or.reduce(bit, axis=1) | np.uint64(hand_mask_of(kf[kf < JOKER_FACE]))
     jokers = (~natural).sum(axis=1) + int((kf == JOKER_FACE).sum())
     return bit, natural, bits, jokers
 
@@ -150,18 +151,6 @@ def _deadwood_dropping_each(variant, bit, natural, bits, jokers) -> np.ndarray:
     drop_bits = (bits[:, None] & ~bit).reshape(-1)
     drop_jokers = (jokers[:, None] - (~natural).astype(np.int64)).reshape(-1)
     return deadwood_batch(variant, drop_bits, drop_jokers).reshape(bit.shape)
-
-
-def _bits_of(faces) -> int:
-    bits = 0
-    for f in faces:
-        bits |= 1 << int(f)
-    return bits
-
-
-def deadwood_batch(variant, hands, jokers) -> np.ndarray:
-    """Least deadwood of each hand (natural-face bitmasks, joker counts) in ``variant``."""
-    return best_deadwood_batch(hands, jokers, variant.table, variant.spec.hand_value, "deadwood")
 
 
 class MonteCarloSearch:
@@ -420,15 +409,13 @@ class GinSearchAgent(MonteCarloSearch, GinRulesAgent):
 
     def discard_candidates(self, view, legal) -> list[int]:
         """The knock leaving the least deadwood, then the ``discards`` discards that do."""
-        v = view.variant
-        lay = v.layout
-        hand = 0
-        for c in view.hand:
-            hand |= 1 << c
+        lay = view.variant.layout
+        hand = hand_mask_of(view.hand)
 
-        def left(a, offset):
-            return gin_kernels.deadwood(v.spec, np.int64(hand & ~(1 << int(a - offset))))
+        def by_deadwood(actions, offset):
+            dws = hand_deadwoods(view.variant, [hand & ~(1 << int(a - offset)) for a in actions])
+            return [a for _, a in sorted(zip(dws.tolist(), actions), key=lambda t: t[0])]
 
-        knocks = sorted((a for a in legal if a >= lay.knock), key=lambda a: left(a, lay.knock))
-        discards = sorted((a for a in legal if a < lay.knock), key=lambda a: left(a, lay.discard))
+        knocks = by_deadwood([a for a in legal if a >= lay.knock], lay.knock)
+        discards = by_deadwood([a for a in legal if a < lay.knock], lay.discard)
         return knocks[:1] + discards[: self.discards]

@@ -13,17 +13,19 @@ hand-evaluation entry won 55.4% of games to 100 against it). Its published polic
 * after a knock: meld a best arrangement; as defender lay off every card outside it that
   fits the knocker's melds (the original's engine lays off the unmelded cards).
 
-Deadwood comes from the project's exact solver (through :class:`~agents.gin.GinGreedyAgent`'s
-hooks, which this player overrides); the opponent's moves are ignored, as in the original.
+Deadwood comes from the project's exact solver (through the hooks of Gin's greedy player,
+:class:`~agents.greedy.GinGreedyAgent`, which this player overrides); the opponent's moves
+are ignored, as in the original.
 """
 
 from __future__ import annotations
 
 from mountain_rummy_env.core.gin import DRAW, OFFER, WALL
+from mountain_rummy_env.solver import hand_mask_of
 
 from .base import register
-from .common import arrange
-from .gin import GinGreedyAgent, gin_step
+from .common import DISCARD, KNOCK, arrange, hand_deadwoods
+from .greedy import GinGreedyAgent
 
 __all__ = ["SimpleGinAgent"]
 
@@ -40,34 +42,36 @@ class SimpleGinAgent(GinGreedyAgent):
         self._before_draw: set[int] = set()              # the hand before this turn's draw
         self._played_pairs: set[frozenset] = set()       # draw-and-discard pairs played
 
-    def observe(self, view, mask) -> None:
-        if gin_step(view) in (OFFER, DRAW, WALL):
+    def track(self, view) -> None:
+        if view.step in (OFFER, DRAW, WALL):
             self._before_draw = set(view.hand)
 
-    def wants_take(self, view, sv, hand, card, step) -> bool:
+    def wants_take(self, view, card) -> bool:
         """Whether ``card`` is part of some meld of the hand and the card."""
-        with_card = hand | (1 << card)
-        return any((m >> card) & 1 and not m & ~with_card for m in sv.tmask)
+        with_card = hand_mask_of(view.hand) | (1 << card)
+        return any((m >> card) & 1 and not m & ~with_card
+                   for m in map(int, view.variant.table.mask))
 
-    def wants_knock(self, view, sv, hand, knocks) -> bool:
+    def wants_to_knock(self, view, by) -> bool:
         """Knock when the discard it would make leaves deadwood within the knock limit."""
+        hand = hand_mask_of(view.hand)
         cards = self._candidates(view, list(view.hand))
-        return min(int(d) for d in sv.dw([hand & ~(1 << c) for c in cards])) \
+        return min(hand_deadwoods(view.variant, [hand & ~(1 << c) for c in cards])) \
             <= view.variant.config.knock_card
 
-    def choose_discard(self, view, sv, hand, actions) -> int:
-        return self._least_deadwood(view, sv, hand, actions, view.variant.layout.discard)
+    def choose_discard(self, view, by) -> int:
+        return self._least_deadwood(view, by[DISCARD], view.variant.layout.discard)
 
-    def choose_knock(self, view, sv, hand, knocks) -> int:
-        return self._least_deadwood(view, sv, hand, knocks, view.variant.layout.knock)
+    def choose_knock(self, view, by) -> int:
+        return self._least_deadwood(view, by[KNOCK], view.variant.layout.knock)
 
-    def choose_layoff(self, view, sv, hand, layoffs):
+    def choose_layoff(self, view, layoffs):
         """The first layoff of a card outside the hand's best arrangement, or None."""
         off = view.variant.layout.layoff
         melded = 0
         for template, _ in arrange(view, list(view.hand), "deadwood").melds:
-            melded |= sv.tmask[template]
-        loose = [a for a in layoffs if not (melded >> (a - off)) & 1]
+            melded |= int(view.variant.table.mask[template])
+        loose = [int(a) for a in layoffs if not (melded >> int(a - off)) & 1]
         return loose[0] if loose else None
 
     def _candidates(self, view, cards) -> list[int]:
@@ -79,12 +83,13 @@ class SimpleGinAgent(GinGreedyAgent):
                 and not any(frozenset((d, c)) in self._played_pairs for d in drawn)]
         return keep or list(cards)
 
-    def _least_deadwood(self, view, sv, hand, actions, offset) -> int:
+    def _least_deadwood(self, view, actions, offset) -> int:
         """A random one of ``actions`` (discards or knocks) whose card leaves the least
         deadwood; its pair with the card drawn this turn is remembered."""
-        by_card = {a - offset: a for a in actions}
+        by_card = {int(a - offset): int(a) for a in actions}
         cards = self._candidates(view, list(by_card))
-        dws = sv.dw([hand & ~(1 << c) for c in cards])
+        hand = hand_mask_of(view.hand)
+        dws = hand_deadwoods(view.variant, [hand & ~(1 << c) for c in cards])
         best = [c for c, d in zip(cards, dws) if d == dws.min()]
         card = best[int(self.rng.integers(len(best)))]
         for drawn in set(view.hand) - self._before_draw:

@@ -58,8 +58,7 @@ def test_spec_parsing_and_errors():
 
 
 def test_one_name_plays_every_variant_with_its_own_strategy():
-    from agents.gin import GinGreedyAgent
-    from agents.greedy import GreedyAgent
+    from agents.greedy import GinGreedyAgent, GreedyAgent
     from experiments.play import play_hand
     from mountain_rummy_env import gin_variant
 

@@ -1,13 +1,15 @@
-"""Gin Rummy baselines (``agents.gin``): positions from explicit deals (GR-1..GR-5 of
-docs/gin_rummy.md), legality over many hands, and a strength check that can fail."""
+"""Gin Rummy baselines (Gin's strategies in ``agents.greedy`` and ``agents.rules``):
+positions from explicit deals (GR-1..GR-5 of docs/gin_rummy.md), legality over many hands,
+and a strength check that can fail."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from agents.gin import GinGreedyAgent, GinRulesAgent, gin_step
+from agents.greedy import GinGreedyAgent
 from agents.random_agent import RandomAgent
+from agents.rules import GinRulesAgent
 from experiments.play import play_hand
 from mountain_rummy_env import Game, gin_variant, player_view
 from mountain_rummy_env.core import gin as K
@@ -61,7 +63,7 @@ def agent(request):
 
 def test_takes_an_upcard_that_completes_a_meld_gr1_gr2(agent):
     g = deal("5H 6H " + JUNK, OPP, "7H")
-    assert gin_step(player_view(g, 0, 0)) == K.OFFER
+    assert player_view(g, 0, 0).step == K.OFFER
     assert agent_move(agent, g) == "take 7H"
     g.step_one(0, "take 7H")
     text = agent_move(agent, g)                        # GR-2: never the card just taken
@@ -79,7 +81,7 @@ def test_passes_an_upcard_that_melds_nothing_gr1(agent, up):
 def test_draw_step_takes_only_a_melding_discard_gr2(agent, thrown, expect):
     g = deal("5H 6H " + JUNK, P1, "TS", "AH 2H")
     play(g, "pass", "pass", "draw stock", "discard KS", "draw stock", f"discard {thrown}")
-    assert gin_step(player_view(g, 0, 0)) == K.DRAW
+    assert player_view(g, 0, 0).step == K.DRAW
     assert agent_move(agent, g) == expect
 
 
@@ -265,7 +267,7 @@ def test_player_view_shows_the_public_gin_step():
 
 def test_gin_playout_knock_constants_are_the_rules_players_defaults():
     """The compiled playouts copy the rules player's knock parameters (numba's cache would not
-    see a change made in ``agents.gin``): the copies must match its defaults."""
+    see a change made in ``agents.rules``): the copies must match its defaults."""
     import inspect
 
     from agents import fastpolicy as fp

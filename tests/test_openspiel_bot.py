@@ -40,11 +40,11 @@ class NoKnockSimple(SimpleGinAgent):
     """simple_gin that never knocks from the discard step (so hands reach the wall, with low
     deadwood) and takes the up-card at the wall when it may (so the knock-only step comes)."""
 
-    def wants_knock(self, view, sv, hand, knocks) -> bool:
+    def wants_to_knock(self, view, by) -> bool:
         return False
 
-    def wants_take(self, view, sv, hand, card, step) -> bool:
-        return step == K.WALL or super().wants_take(view, sv, hand, card, step)
+    def wants_take(self, view, card) -> bool:
+        return view.step == K.WALL or super().wants_take(view, card)
 
 
 def lockstep(seed: int, agents, check, stats) -> None:

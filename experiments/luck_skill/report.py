@@ -385,7 +385,7 @@ def headline_table(stats: dict, missing: dict, order) -> list[str]:
         st = stats[v]
         competent = [a for a in st.ladder if a != "random"]
         deals = [n for k, n in st.n_deals.items()
-                 if " vs " in k and "random" not in k.split(" vs ")]
+                 if " vs " in k and set(k.split(" vs ")) <= set(competent)]
         span = (f"{min(deals)}" if min(deals) == max(deals) else f"{min(deals)}–{max(deals)}"
                 ) if deals else "n/a"
         if v == "mountain" or "mountain" not in stats:

@@ -1,0 +1,122 @@
+"""The fast self-play PPO trainer (experiments/selfplay_ppo.py): tiny runs on Mountain and
+Gin, legal moves on both sides, resumable and playable checkpoints, clear errors."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from experiments import selfplay_ppo as sp  # noqa: E402
+from mountain_rummy_env.envs.vector import RummyVectorEnv  # noqa: E402
+
+
+def tiny(run_dir, variant="mountain", *extra):
+    """Flags of a run of 2 updates of 128 steps on a 32-wide network."""
+    return ["--variant", variant, "--run-dir", str(run_dir), "--num-envs", "16", "--n-steps", "8",
+            "--total-steps", "256", "--minibatch-size", "64", "--net-arch", "32",
+            "--snapshot-every", "128", "--checkpoint-every", "128", "--eval-every", "0",
+            "--opponents", "self:1,league:1,random:1,playout:1", "--precision", "fp32",
+            "--no-progress", "--seed", "3", *extra]
+
+
+@pytest.fixture
+def legality(monkeypatch):
+    """Counts the learner's and the opponents' moves, failing on any the mask forbids."""
+    seen = {"learner": 0, "opponent": 0}
+    step, call = RummyVectorEnv.step, sp.Opponents.__call__
+
+    def checked_step(self, actions):
+        acts = np.asarray(actions)
+        assert self.game.masks[np.arange(self.num_envs), acts].all(), "learner played an illegal move"
+        seen["learner"] += len(acts)
+        return step(self, actions)
+
+    def checked_call(self, obs, masks):
+        acts = call(self, obs, masks)
+        assert masks[np.arange(len(acts)), acts].all(), "opponent played an illegal move"
+        seen["opponent"] += len(acts)
+        return acts
+
+    monkeypatch.setattr(RummyVectorEnv, "step", checked_step)
+    monkeypatch.setattr(sp.Opponents, "__call__", checked_call)
+    return seen
+
+
+@pytest.mark.parametrize("variant", ["mountain", "gin"])
+def test_tiny_run_trains_legally_resumes_and_plays(tmp_path, variant, legality):
+    from experiments.tournament import play_deal
+
+    run = tmp_path / "run"
+    first = sp.main(tiny(run, variant))
+    assert first["env_steps"] == 256 and first["updates"] == 2
+    assert all(math.isfinite(v) for v in first["last_update"].values())
+    assert legality["learner"] == 256 and legality["opponent"] > 0
+    # every kind of the pool played; the league only after the snapshot at step 128
+    assert all(first["opponent_moves"][k] > 0 for k in sp.KINDS), first["opponent_moves"]
+    blob = torch.load(run / "checkpoint.pt", weights_only=True)
+    assert blob["counters"]["global_step"] == 256 and len(blob["league"]) == 2
+
+    same = sp.main(tiny(run, variant, "--resume"))          # nothing left to do: same count
+    assert same["env_steps"] == 256 and same["updates"] == 2
+    more = sp.main(tiny(run, variant, "--resume", "--total-steps", "512"))
+    assert more["env_steps"] == 512 and more["updates"] == 4
+    assert more["league"] == 4      # the 2 restored snapshots and 2 new ones
+
+    meta = json.loads((run / "policy.json").read_text())
+    assert meta["variant"] == variant and meta["env_steps"] == 512 and meta["obs_dtype"] == "int8"
+    cfg = {"variant": variant, "variant_options": {}, "seed": 0}
+    row = play_deal(cfg, f"ppo:path={run / 'policy.pt'}", "random", 0)
+    assert row["outcome"] in (0, 0.5, 1)
+
+
+def test_masked_sample_matches_the_full_masked_softmax():
+    """Sampling over the padded legal ids gives legal moves with the log-probability of the
+    softmax over all actions with the illegal ones masked out."""
+    torch.manual_seed(0)
+    actor = torch.nn.Linear(8, 50)
+    x = torch.randn(64, 8)
+    mask = torch.rand(64, 50) < 0.1
+    mask[torch.arange(64), torch.randint(50, (64,))] = True      # at least one legal move
+    mask[0] = True                                                # a row with all legal
+    with torch.no_grad():
+        action, logp = sp.masked_sample(actor, x, mask, torch.Generator().manual_seed(1))
+        ref = torch.log_softmax(actor(x).masked_fill(~mask, float("-inf")), dim=1)
+    assert mask[torch.arange(64), action].all()
+    assert torch.allclose(logp, ref[torch.arange(64), action], atol=1e-5)
+
+
+def test_corrupt_or_mismatched_checkpoint_errors_cleanly(tmp_path):
+    run = tmp_path / "run"
+    sp.main(tiny(run, "mountain", "--total-steps", "128", "--opponents", "random:1"))
+    with pytest.raises(SystemExit, match="net-arch"):
+        sp.main(tiny(run, "mountain", "--resume", "--net-arch", "16", "--opponents", "random:1"))
+    with pytest.raises(SystemExit, match="already holds a run"):
+        sp.main(tiny(run, "mountain", "--opponents", "random:1"))
+    (run / "checkpoint.pt").write_bytes(b"not a checkpoint")
+    with pytest.raises(SystemExit, match="corrupt"):
+        sp.main(tiny(run, "mountain", "--resume", "--opponents", "random:1"))
+    with pytest.raises(SystemExit, match="no checkpoint"):
+        sp.main(tiny(tmp_path / "empty", "mountain", "--resume"))
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--variant", "poker"], "invalid choice"),
+    (["--opponents", "greedy:1"], "no batched form"),
+    (["--opponents", "self:0"], "no opponent with positive weight"),
+    (["--opponents", "self:2,random:-1"], "negative"),
+    (["--num-envs", "0"], "positive"),
+    (["--n-steps", "-4"], "positive"),
+    (["--net-arch", "64,0"], "--net-arch"),
+    (["--variant-options", "{\"no_such_option\": 1}"], "--variant-options"),
+    (["--variant", "german", "--opponents", "playout:1"], "no playout policy"),
+])
+def test_bad_flags_are_usage_errors(flags, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        sp.parse_args(flags)
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err

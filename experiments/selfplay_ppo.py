@@ -70,11 +70,11 @@ def _nonneg_int(text):
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str = "python -m experiments.selfplay_ppo") -> argparse.ArgumentParser:
     from mountain_rummy_env.registry import DEFAULT_VARIANT, variant_names
 
     pos_int, pos_float = _positive(int), _positive(float)
-    p = argparse.ArgumentParser(prog="python -m experiments.selfplay_ppo",
+    p = argparse.ArgumentParser(prog=prog,
                                 description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     g = p.add_argument_group("run")
@@ -129,9 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def parse_args(argv=None):
+def parse_args(argv=None, prog: str = "python -m experiments.selfplay_ppo"):
     """The flags, checked: a bad variant option, opponent or width is a usage error."""
-    p = build_parser()
+    p = build_parser(prog)
     args = p.parse_args(argv)
     try:
         opts = json.loads(args.variant_options)
@@ -657,10 +657,10 @@ def update(actor, critic, opt, params, args, gen, autocast, x_dtype, obs, ids, v
             "entropy": entropy.item(), "approx_kl": approx_kl, "epochs": epoch + 1}
 
 
-def main(argv=None) -> dict:
+def main(argv=None, prog: str = "python -m experiments.selfplay_ppo") -> dict:
     from agents.ppo import CheckpointError
 
-    args = parse_args(argv)
+    args = parse_args(argv, prog)
     try:
         summary = train(args)
     except CheckpointError as err:

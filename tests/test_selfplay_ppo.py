@@ -20,7 +20,7 @@ def tiny(run_dir, variant="mountain", *extra):
     return ["--variant", variant, "--run-dir", str(run_dir), "--num-envs", "16", "--n-steps", "8",
             "--total-steps", "256", "--minibatch-size", "64", "--net-arch", "32",
             "--snapshot-every", "128", "--checkpoint-every", "128", "--eval-every", "0",
-            "--opponents", "self:1,league:1,random:1,playout:1", "--precision", "fp32",
+            "--opponents", "self:1,league:1,random:1,playout:1",
             "--no-progress", "--seed", "3", *extra]
 
 
@@ -47,12 +47,15 @@ def legality(monkeypatch):
     return seen
 
 
-@pytest.mark.parametrize("variant", ["mountain", "gin"])
-def test_tiny_run_trains_legally_resumes_and_plays(tmp_path, variant, legality):
+@pytest.mark.parametrize("variant, obs_dtype, precision", [("mountain", "int8", "fp32"),
+                                                           ("gin", "float32", "bf16")])
+def test_tiny_run_trains_legally_resumes_and_plays(tmp_path, variant, obs_dtype, precision, legality):
     from experiments.tournament import play_deal
 
     run = tmp_path / "run"
-    first = sp.main(tiny(run, variant))
+    flags = ["--obs-dtype", obs_dtype, "--precision", precision]
+    first = sp.main(tiny(run, variant, *flags))
+    assert first["precision"] == precision
     assert first["env_steps"] == 256 and first["updates"] == 2
     assert all(math.isfinite(v) for v in first["last_update"].values())
     assert legality["learner"] == 256 and legality["opponent"] > 0
@@ -61,14 +64,14 @@ def test_tiny_run_trains_legally_resumes_and_plays(tmp_path, variant, legality):
     blob = torch.load(run / "checkpoint.pt", weights_only=True)
     assert blob["counters"]["global_step"] == 256 and len(blob["league"]) == 2
 
-    same = sp.main(tiny(run, variant, "--resume"))          # nothing left to do: same count
+    same = sp.main(tiny(run, variant, *flags, "--resume"))          # nothing left to do: same count
     assert same["env_steps"] == 256 and same["updates"] == 2
-    more = sp.main(tiny(run, variant, "--resume", "--total-steps", "512"))
+    more = sp.main(tiny(run, variant, *flags, "--resume", "--total-steps", "512"))
     assert more["env_steps"] == 512 and more["updates"] == 4
     assert more["league"] == 4      # the 2 restored snapshots and 2 new ones
 
     meta = json.loads((run / "policy.json").read_text())
-    assert meta["variant"] == variant and meta["env_steps"] == 512 and meta["obs_dtype"] == "int8"
+    assert meta["variant"] == variant and meta["env_steps"] == 512 and meta["obs_dtype"] == obs_dtype
     cfg = {"variant": variant, "variant_options": {}, "seed": 0}
     row = play_deal(cfg, f"ppo:path={run / 'policy.pt'}", "random", 0)
     assert row["outcome"] in (0, 0.5, 1)

@@ -87,7 +87,7 @@ def test_masked_sample_matches_the_full_masked_softmax():
     mask[torch.arange(64), torch.randint(50, (64,))] = True      # at least one legal move
     mask[0] = True                                                # a row with all legal
     with torch.no_grad():
-        action, logp = sp.masked_sample(actor, x, mask, torch.Generator().manual_seed(1))
+        action, logp = sp.masked_sample(actor, x, mask.numpy(), torch.Generator().manual_seed(1))
         ref = torch.log_softmax(actor(x).masked_fill(~mask, float("-inf")), dim=1)
     assert mask[torch.arange(64), action].all()
     assert torch.allclose(logp, ref[torch.arange(64), action], atol=1e-5)

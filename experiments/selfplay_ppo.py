@@ -628,10 +628,11 @@ def train(args) -> dict:
             counters["league_steps"].append(step)
             del opponents.league[:-args.league_size], counters["league_steps"][:-args.league_size]
             counters["next_snapshot"] = step + args.snapshot_every
-        if args.eval_every and step >= counters["next_eval"]:
+        last = counters["updates"] == num_updates
+        if args.eval_every and (step >= counters["next_eval"] or last):
             evaluation(step)
             counters["next_eval"] = step + args.eval_every
-        if step >= counters["next_checkpoint"] or counters["updates"] == num_updates:
+        if step >= counters["next_checkpoint"] or last:
             checkpoint()
             counters["next_checkpoint"] = step + args.checkpoint_every
     if bar is not None:

@@ -53,7 +53,8 @@ def test_tiny_run_trains_legally_resumes_and_plays(tmp_path, variant, obs_dtype,
     from experiments.tournament import play_deal
 
     run = tmp_path / "run"
-    flags = ["--obs-dtype", obs_dtype, "--precision", precision]
+    flags = ["--obs-dtype", obs_dtype, "--precision", precision, "--eval-every", "128",
+             "--eval-deals", "1", "--eval-opponents", "random"]
     first = sp.main(tiny(run, variant, *flags))
     assert first["precision"] == precision
     assert first["env_steps"] == 256 and first["updates"] == 2
@@ -70,6 +71,9 @@ def test_tiny_run_trains_legally_resumes_and_plays(tmp_path, variant, obs_dtype,
     assert more["env_steps"] == 512 and more["updates"] == 4
     assert more["league"] == 4      # the 2 restored snapshots and 2 new ones
 
+    evals = [r.split(",") for r in (run / "eval.csv").read_text().splitlines()[1:]]
+    assert [(r[0], r[2]) for r in evals] == [(str(n), "random") for n in (128, 256, 384, 512)]
+    assert (run / "best.pt").is_file()
     meta = json.loads((run / "policy.json").read_text())
     assert meta["variant"] == variant and meta["env_steps"] == 512 and meta["obs_dtype"] == obs_dtype
     cfg = {"variant": variant, "variant_options": {}, "seed": 0}

@@ -432,7 +432,8 @@ def train(args) -> dict:
     from torch.utils.tensorboard import SummaryWriter
 
     from agents.ppo import save_policy
-    from mountain_rummy_env.registry import variant_info
+    from mountain_rummy_env.envs.observation import observation_size
+    from mountain_rummy_env.registry import make_variant, variant_info
 
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -450,10 +451,9 @@ def train(args) -> dict:
     N, T = args.num_envs, args.n_steps
     rng = np.random.default_rng([args.seed, 3])
     gen = torch.Generator().manual_seed(args.seed)
-    module = variant_info(args.variant).import_env_module()
     variant_opts = json.loads(args.variant_options)
-    probe = module.vector_env(num_envs=1, **variant_opts)
-    n_obs, n_act = probe.single_observation_space.shape[0], probe.variant.num_actions
+    variant = make_variant(args.variant, **variant_opts)
+    n_obs, n_act = observation_size(variant), variant.num_actions
     actor, critic = build_model(n_obs, n_act, args)
     params = list(actor.parameters()) + list(critic.parameters())
     opt = torch.optim.Adam(params, lr=args.learning_rate, eps=1e-5)
@@ -487,8 +487,9 @@ def train(args) -> dict:
     else:
         torch.manual_seed(args.seed)
     # a resumed run deals new hands: the env's state is not saved, only the seed moves on
-    env = module.vector_env(num_envs=N, seed=args.seed * 1_000_003 + counters["global_step"],
-                            opponent=opponents, obs_dtype=args.obs_dtype, copy=False, **variant_opts)
+    env = variant_info(args.variant).import_env_module().vector_env(
+        num_envs=N, seed=args.seed * 1_000_003 + counters["global_step"], opponent=opponents,
+        obs_dtype=args.obs_dtype, copy=False, **variant_opts)
     opponents.bind(env, splitmix)
 
     obs_dtype = torch.int8 if args.obs_dtype == "int8" else torch.float32
@@ -496,8 +497,8 @@ def train(args) -> dict:
     mask_buf = torch.zeros((T, N, n_act), dtype=torch.bool)
     act_buf = torch.zeros((T, N), dtype=torch.int64)
     logp_buf, val_buf, rew_buf, done_buf = (torch.zeros((T, N)) for _ in range(4))
-    obs, info = env.reset()
-    obs_view, mask_view = torch.from_numpy(obs), torch.from_numpy(info["action_mask"])  # live views
+    obs, info = env.reset()     # copy=False: the env's own arrays, read before the next step
+    mask = info["action_mask"]
     batch = T * N
     num_updates = max(args.total_steps // batch, 1)
     eval_opps = [s.strip() for s in args.eval_opponents.split(",") if s.strip()]
@@ -505,6 +506,7 @@ def train(args) -> dict:
     clock = {"env": 0.0, "opponents": 0.0, "policy": 0.0, "update": 0.0, "eval": 0.0}
     hands, margins, wins = 0, [], []
     start_step, t_start, opp_start = counters["global_step"], time.perf_counter(), opponents.seconds
+    wall_before = counters["wall_s"]
     bar = None
     if not args.no_progress:
         from tqdm import tqdm
@@ -512,9 +514,11 @@ def train(args) -> dict:
         bar = tqdm(total=num_updates * batch, initial=counters["global_step"], unit="step",
                    dynamic_ncols=True, smoothing=0.05)
 
+    def wall() -> float:
+        return wall_before + time.perf_counter() - t_start
+
     def checkpoint():
-        counters["wall_s"] += time.perf_counter() - checkpoint.t
-        checkpoint.t = time.perf_counter()
+        counters["wall_s"] = wall()
         save_checkpoint(ckpt_path, {
             "flags": fixed_flags(args), "counters": counters,
             "actor": actor.state_dict(), "critic": critic.state_dict(), "optimizer": opt.state_dict(),
@@ -523,7 +527,6 @@ def train(args) -> dict:
             "numpy_rng": rng.bit_generator.state,
             "splitmix": torch.from_numpy(opponents.splitmix.view(np.int64).copy())})
         save_policy(run / "policy.pt", actor, policy_meta(env, args, counters["global_step"]))
-    checkpoint.t = time.perf_counter()
 
     def evaluation(step):
         t = time.perf_counter()
@@ -536,8 +539,7 @@ def train(args) -> dict:
             if new:
                 w.writeheader()
             for r in results:
-                w.writerow({"env_steps": step, "wall_s": round(counters["wall_s"] + time.perf_counter()
-                                                               - checkpoint.t, 1), **r})
+                w.writerow({"env_steps": step, "wall_s": round(wall(), 1), **r})
                 writer.add_scalar(f"eval/{r['opponent']}/win_rate", r["win_rate"], step)
                 writer.add_scalar(f"eval/{r['opponent']}/margin", r["margin"], step)
         print(f"\n[eval @ {step} steps] " + "  ".join(
@@ -561,16 +563,17 @@ def train(args) -> dict:
         actor.eval()
         for t in range(T):
             t0 = time.perf_counter()
-            obs_buf[t].copy_(obs_view)
-            mask_buf[t].copy_(mask_view)
+            obs_buf[t].copy_(torch.from_numpy(obs))
+            mask_buf[t].copy_(torch.from_numpy(mask))
             with torch.inference_mode():
                 x = obs_buf[t].to(x_dtype)
-                action, logp = masked_sample(play_actor, x, mask_view.numpy(), gen)
+                action, logp = masked_sample(play_actor, x, mask, gen)
                 value = play_critic(x).float()[:, 0]
             act_buf[t], logp_buf[t], val_buf[t] = action, logp, value
             t1 = time.perf_counter()
             opp0 = opponents.seconds
-            _, reward, term, _, info = env.step(action.numpy())
+            obs, reward, term, _, info = env.step(action.numpy())
+            mask = info["action_mask"]
             t2 = time.perf_counter()
             clock["policy"] += t1 - t0
             clock["env"] += t2 - t1 - (opponents.seconds - opp0)
@@ -586,7 +589,7 @@ def train(args) -> dict:
         # -- advantages (GAE); an episode that ended at step t does not bootstrap
         t0 = time.perf_counter()
         with torch.inference_mode():
-            next_value = play_critic(obs_view.to(x_dtype)).float()[:, 0]
+            next_value = play_critic(torch.from_numpy(obs).to(x_dtype)).float()[:, 0]
         adv = torch.zeros((T, N))
         last = torch.zeros(N)
         for t in reversed(range(T)):
@@ -644,7 +647,8 @@ def train(args) -> dict:
             "precision": "bf16" if bf16 else "fp32",
             "learner_steps_per_s": round(done / max(train_s, 1e-9), 1),
             "seconds": {k: round(v, 2) for k, v in clock.items()},
-            "wall_s": round(time.perf_counter() - t_start, 1), "hands": hands,
+            "wall_s": round(time.perf_counter() - t_start, 1), "total_wall_s": round(wall(), 1),
+            "hands": hands,
             "opponent_moves": dict(zip(KINDS, opponents.moves.tolist())),
             "league": len(opponents.league), "last_update": stats}
 

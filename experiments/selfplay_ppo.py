@@ -49,32 +49,20 @@ KINDS = ("self", "league", "random", "playout")
 FIXED = ("variant", "variant_options", "net_arch", "activation", "obs_dtype")
 
 
-def _positive(kind):
-    def check(text):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-        if not value > 0:
-            raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
-        return value
-    return check
-
-
-def _nonneg_int(text):
+def _positive_float(text):
     try:
-        value = int(text)
+        value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
     return value
 
 
 def build_parser(prog: str = "python -m experiments.selfplay_ppo") -> argparse.ArgumentParser:
+    from experiments.cli import _nonneg, _positive
     from mountain_rummy_env.registry import DEFAULT_VARIANT, variant_names
 
-    pos_int, pos_float = _positive(int), _positive(float)
     p = argparse.ArgumentParser(prog=prog,
                                 description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
@@ -82,10 +70,10 @@ def build_parser(prog: str = "python -m experiments.selfplay_ppo") -> argparse.A
     g.add_argument("--variant", choices=variant_names(), default=DEFAULT_VARIANT)
     g.add_argument("--variant-options", default="{}", help="JSON dict of variant config options")
     g.add_argument("--run-dir", default=None, help="output folder (default runs/selfplay/<variant>)")
-    g.add_argument("--total-steps", type=pos_int, default=2_000_000, help="learner env steps in all")
-    g.add_argument("--seed", type=_nonneg_int, default=0)
+    g.add_argument("--total-steps", type=_positive, default=2_000_000, help="learner env steps in all")
+    g.add_argument("--seed", type=_nonneg, default=0)
     g.add_argument("--resume", action="store_true", help="continue from RUN_DIR/checkpoint.pt")
-    g.add_argument("--threads", type=_nonneg_int, default=1,
+    g.add_argument("--threads", type=_nonneg, default=1,
                    help="torch CPU threads (0: torch default; on a shared 2-core box 1 is fastest)")
     g.add_argument("--precision", choices=("auto", "fp32", "bf16"), default="auto",
                    help="bf16: matmuls in bfloat16 under torch.autocast (weights, losses and "
@@ -93,40 +81,40 @@ def build_parser(prog: str = "python -m experiments.selfplay_ppo") -> argparse.A
                         "slower without; auto: bf16 where the CPU has AMX, else fp32")
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
     g = p.add_argument_group("env and opponents")
-    g.add_argument("--num-envs", type=pos_int, default=256, help="games stepped together")
+    g.add_argument("--num-envs", type=_positive, default=256, help="games stepped together")
     g.add_argument("--obs-dtype", choices=("int8", "float32"), default="int8",
                    help="observation encoding (recorded in the policy; the ppo agent uses it)")
-    g.add_argument("--reward-scale", type=pos_float, default=0.01, help="multiplies the hand margin")
+    g.add_argument("--reward-scale", type=_positive_float, default=0.01, help="multiplies the hand margin")
     g.add_argument("--opponents", default="self:2,league:1,random:1,playout:1",
                    help="weighted pool kind:weight,... drawn per game and hand; kinds: "
                         "self (current network), league (a past snapshot), random (uniform "
                         "legal move, compiled), playout (agents.fastpolicy's compiled heuristic; "
                         "Mountain and Gin). Other agents (greedy, rules, ...) have no batched form "
                         "and are refused: train them with experiments.train_ppo")
-    g.add_argument("--snapshot-every", type=pos_int, default=100_000, help="steps between league snapshots")
-    g.add_argument("--league-size", type=pos_int, default=5, help="snapshots kept in the league")
+    g.add_argument("--snapshot-every", type=_positive, default=100_000, help="steps between league snapshots")
+    g.add_argument("--league-size", type=_positive, default=5, help="snapshots kept in the league")
     g = p.add_argument_group("PPO")
-    g.add_argument("--learning-rate", type=pos_float, default=3e-4)
+    g.add_argument("--learning-rate", type=_positive_float, default=3e-4)
     g.add_argument("--anneal-lr", type=int, choices=(0, 1), default=1, help="1: decay linearly to 0")
-    g.add_argument("--n-steps", type=pos_int, default=32, help="rollout length per env")
-    g.add_argument("--minibatch-size", type=pos_int, default=4096)
-    g.add_argument("--n-epochs", type=pos_int, default=2)
+    g.add_argument("--n-steps", type=_positive, default=32, help="rollout length per env")
+    g.add_argument("--minibatch-size", type=_positive, default=4096)
+    g.add_argument("--n-epochs", type=_positive, default=2)
     g.add_argument("--gamma", type=float, default=0.995)
     g.add_argument("--gae-lambda", type=float, default=0.95)
-    g.add_argument("--clip-range", type=pos_float, default=0.2)
+    g.add_argument("--clip-range", type=_positive_float, default=0.2)
     g.add_argument("--ent-coef", type=float, default=0.01)
     g.add_argument("--vf-coef", type=float, default=0.5)
-    g.add_argument("--max-grad-norm", type=pos_float, default=0.5)
-    g.add_argument("--target-kl", type=pos_float, default=None, help="stop an update's epochs past this KL")
+    g.add_argument("--max-grad-norm", type=_positive_float, default=0.5)
+    g.add_argument("--target-kl", type=_positive_float, default=None, help="stop an update's epochs past this KL")
     g.add_argument("--net-arch", default="256,256", help="hidden widths (actor and critic)")
     g.add_argument("--activation", choices=("tanh", "relu"), default="relu")
     g = p.add_argument_group("evaluation and checkpoints")
-    g.add_argument("--eval-every", type=_nonneg_int, default=500_000, help="steps between evaluations (0: off)")
-    g.add_argument("--eval-deals", type=pos_int, default=50, help="duplicate deals per baseline")
-    g.add_argument("--eval-seed", type=_nonneg_int, default=10_000, help="first deal seed (fixed deals)")
+    g.add_argument("--eval-every", type=_nonneg, default=500_000, help="steps between evaluations (0: off)")
+    g.add_argument("--eval-deals", type=_positive, default=50, help="duplicate deals per baseline")
+    g.add_argument("--eval-seed", type=_nonneg, default=10_000, help="first deal seed (fixed deals)")
     g.add_argument("--eval-opponents", default="random,greedy",
                    help="make_agent baselines of the evaluation (per game, not batched: it is rare)")
-    g.add_argument("--checkpoint-every", type=pos_int, default=200_000, help="steps between checkpoints")
+    g.add_argument("--checkpoint-every", type=_positive, default=200_000, help="steps between checkpoints")
     return p
 
 

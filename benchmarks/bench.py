@@ -515,15 +515,16 @@ def profile_aec(variant: str = "mountain", seconds: float = 2.0) -> dict:
 # the self-play PPO trainer, end to end
 
 
-TRAINER_TITLE = ("Self-play PPO trainer (experiments/selfplay_ppo.py, default flags), one core: "
-                 "learner steps/s end to end (rollout + update) and where the time goes")
+TRAINER_TITLE = ("Self-play PPO trainer (experiments/selfplay_ppo.py, default flags, league full), "
+                 "one core: learner steps/s end to end (rollout + update) and where the time goes")
 TRAINER_HEADER = ("variant", "precision", "learner steps/s", "env", "opponents", "policy forward",
                   "update")
 
 
-def bench_trainer(variant: str, seconds: float) -> dict:
-    """Learner steps/s of ``selfplay_ppo`` with its default flags (no evaluation): one update
-    to warm up (numba and torch first calls), then as many as ``seconds`` allow at that rate;
+def bench_trainer(variant: str, seconds: float, precision: str = "auto") -> dict:
+    """Learner steps/s of ``selfplay_ppo`` with its default flags (no evaluation) but a
+    snapshot every update, so the league is full after five as in a long run: one update to
+    warm up (numba and torch first calls), then as many as ``seconds`` allow at that rate;
     the trainer's own clock splits the time into env, opponents, policy forward and update.
     At least 10 s: one update takes over a second."""
     import tempfile
@@ -531,8 +532,9 @@ def bench_trainer(variant: str, seconds: float) -> dict:
     from experiments import selfplay_ppo
 
     def run(steps, folder):
-        return selfplay_ppo.main(["--variant", variant, "--total-steps", str(steps), "--eval-every", "0",
-                                  "--no-progress", "--run-dir", folder])
+        return selfplay_ppo.train(selfplay_ppo.parse_args([
+            "--variant", variant, "--precision", precision, "--total-steps", str(steps),
+            "--eval-every", "0", "--snapshot-every", str(batch), "--no-progress", "--run-dir", folder]))
 
     args = selfplay_ppo.parse_args([])
     batch = args.num_envs * args.n_steps
@@ -545,6 +547,15 @@ def bench_trainer(variant: str, seconds: float) -> dict:
     return {"variant": variant, "precision": out["precision"], "steps": out["env_steps"],
             "learner_steps_s": out["learner_steps_per_s"],
             **{f"share_{k}": clock[k] / total for k in ("env", "opponents", "policy", "update")}}
+
+
+def trainer_runs(seconds: float) -> list[dict]:
+    """:func:`bench_trainer` for Mountain and Gin, at the trainer's default precision and in
+    float32 (what a CPU without AMX runs) when the default is bf16."""
+    from experiments.selfplay_ppo import has_amx
+
+    return [bench_trainer(v, seconds, p) for p in ("auto", "fp32")[:1 + has_amx()]
+            for v in ("mountain", "gin")]
 
 
 def trainer_rows(rows: list[dict]) -> list[tuple]:
@@ -638,7 +649,7 @@ def run_all(seconds: float, batches, peers: bool = True, profile: bool = True,
     table(REARRANGE_TITLE, REARRANGE_HEADER, rearrange_rows(rearrange))
     if trainer:
         table(TRAINER_TITLE, TRAINER_HEADER,
-              trainer_rows([bench_trainer(v, seconds) for v in ("mountain", "gin")]))
+              trainer_rows(trainer_runs(seconds)))
 
     table(f"Memory per env (vector env, batch {mems[0]['batch']})",
           ("variant", "obs_dtype", "state B", "obs B", "mask B", "state+obs+mask B",
@@ -711,7 +722,7 @@ def main(argv=None) -> int:
     except (AttributeError, OSError) as err:  # pragma: no cover - non-Linux
         print(f"note: could not pin to core {args.core}: {err}", file=sys.stderr)
     if args.part == "trainer":
-        rows = [bench_trainer(v, args.seconds) for v in ("mountain", "gin")]
+        rows = trainer_runs(args.seconds)
         print("\n".join(_plain_table(TRAINER_TITLE, TRAINER_HEADER, trainer_rows(rows))))
         return 0
     rows = bench_rearrange(args.seconds, args.positions)

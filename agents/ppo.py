@@ -29,6 +29,10 @@ chooses from (:func:`advise`). An optional ``"obs_dtype"`` (``"float32"`` when a
 ``"int8"``: ``train_ppo --obs-dtype``) is the encoding the policy was trained on; the agent
 encodes in it and feeds the values to the network as float32, as SB3 did.
 
+An optional ``"training"`` entry is a trainer's resumable state (the checkpoints of
+``experiments/selfplay_ppo.py``: critic, optimizer, league, RNG states); play ignores it, so
+such a checkpoint plays as its policy.
+
 ``state_dict`` holds the actor only: ``body.{0,2,..}.weight/bias`` (Linear layers with the
 activation between them) and ``head.weight/bias`` (the logits; hinted: and
 ``head.hint_weight``, with slots ``head.slot_net.weight/bias``); the weights may be float16
@@ -203,7 +207,7 @@ def load_policy(path):
         raise CheckpointError(f"{str(path)!r} is not a PPO policy checkpoint (format "
                               f"{blob.get('format') if isinstance(blob, dict) else type(blob).__name__!r}"
                               f", expected {FORMAT!r}); SB3 training zips are not loaded here")
-    meta = {k: blob.get(k) for k in blob if k != "state_dict"}
+    meta = {k: blob.get(k) for k in blob if k not in ("state_dict", "training")}
     try:
         if meta["activation"] not in ACTIVATIONS:
             raise ValueError(f"unknown activation {meta['activation']!r}")

@@ -364,19 +364,25 @@ def fixed_flags(args) -> dict:
             "obs_dtype": args.obs_dtype}
 
 
-def save_checkpoint(path: Path, blob: dict) -> None:
-    """``blob`` (tensors and plain values only) to ``path`` atomically."""
+def save_checkpoint(path: Path, actor, meta: dict, training: dict) -> None:
+    """A policy file of :mod:`agents.ppo` (``meta`` and the actor's weights: the ``ppo``
+    agent plays it) whose ``"training"`` entry holds the rest of the run's state
+    (``training``: tensors and plain values only), written atomically."""
     import os
 
     import torch
 
+    from agents.ppo import FORMAT as POLICY_FORMAT
+
     tmp = path.with_name(path.name + ".tmp")
-    torch.save(dict(blob, format=FORMAT), tmp)
+    torch.save(dict(meta, format=POLICY_FORMAT, state_dict=actor.state_dict(),
+                    training=dict(training, format=FORMAT)), tmp)
     os.replace(tmp, path)
 
 
 def load_checkpoint(path: Path, args) -> dict:
-    """The checkpoint at ``path``, read without arbitrary pickle; a missing, corrupt or
+    """The training state of the checkpoint at ``path`` (its ``"training"`` entry, with the
+    actor's weights as ``"actor"``), read without arbitrary pickle; a missing, corrupt or
     foreign file, or one made with other :data:`FIXED` flags, is a :class:`CheckpointError`."""
     import torch
 
@@ -389,14 +395,15 @@ def load_checkpoint(path: Path, args) -> dict:
     except Exception as err:  # truncated zip, not a torch file, unsafe pickle, ...
         raise CheckpointError(f"checkpoint {str(path)!r} is corrupt or not a torch file "
                               f"({type(err).__name__}: {str(err).splitlines()[0][:200]})") from None
-    if not isinstance(blob, dict) or blob.get("format") != FORMAT:
+    training = blob.get("training") if isinstance(blob, dict) else None
+    if not isinstance(training, dict) or training.get("format") != FORMAT:
         raise CheckpointError(f"{str(path)!r} is not a selfplay_ppo checkpoint (expected format {FORMAT!r})")
     want = fixed_flags(args)
     for key in FIXED:
-        if blob.get("flags", {}).get(key) != want[key]:
+        if training.get("flags", {}).get(key) != want[key]:
             raise CheckpointError(f"checkpoint {str(path)!r} was made with --{key.replace('_', '-')} "
-                                  f"{blob.get('flags', {}).get(key)!r}, this run has {want[key]!r}")
-    return blob
+                                  f"{training.get('flags', {}).get(key)!r}, this run has {want[key]!r}")
+    return dict(training, actor=blob.get("state_dict"))
 
 
 # ---------------------------------------------------------------------------------------
@@ -507,9 +514,9 @@ def train(args) -> dict:
 
     def checkpoint():
         counters["wall_s"] = wall()
-        save_checkpoint(ckpt_path, {
+        save_checkpoint(ckpt_path, actor, policy_meta(env, args, counters["global_step"]), {
             "flags": fixed_flags(args), "counters": counters,
-            "actor": actor.state_dict(), "critic": critic.state_dict(), "optimizer": opt.state_dict(),
+            "critic": critic.state_dict(), "optimizer": opt.state_dict(),
             "league": [s.state_dict() for s in opponents.league],
             "torch_rng": torch.get_rng_state(), "gen_rng": gen.get_state(),
             "numpy_rng": rng.bit_generator.state,

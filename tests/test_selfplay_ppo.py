@@ -62,7 +62,7 @@ def test_tiny_run_trains_legally_resumes_and_plays(tmp_path, variant, obs_dtype,
     assert legality["learner"] == 256 and legality["opponent"] > 0
     # every kind of the pool played; the league only after the snapshot at step 128
     assert all(first["opponent_moves"][k] > 0 for k in sp.KINDS), first["opponent_moves"]
-    blob = torch.load(run / "checkpoint.pt", weights_only=True)
+    blob = torch.load(run / "checkpoint.pt", weights_only=True)["training"]
     assert blob["counters"]["global_step"] == 256 and len(blob["league"]) == 2
 
     same = sp.main(tiny(run, variant, *flags, "--resume"))          # nothing left to do: same count
@@ -77,8 +77,15 @@ def test_tiny_run_trains_legally_resumes_and_plays(tmp_path, variant, obs_dtype,
     meta = json.loads((run / "policy.json").read_text())
     assert meta["variant"] == variant and meta["env_steps"] == 512 and meta["obs_dtype"] == obs_dtype
     cfg = {"variant": variant, "variant_options": {}, "seed": 0}
-    row = play_deal(cfg, f"ppo:path={run / 'policy.pt'}", "random", 0)
-    assert row["outcome"] in (0, 0.5, 1)
+    for saved in ("policy.pt", "checkpoint.pt"):        # the checkpoint plays as its policy
+        row = play_deal(cfg, f"ppo:path={run / saved}", "random", 0)
+        assert row["outcome"] in (0, 0.5, 1)
+    from agents.ppo import load_policy
+
+    played, meta = load_policy(run / "checkpoint.pt")
+    assert "training" not in meta and meta["env_steps"] == 512
+    for k, v in played.state_dict().items():
+        assert torch.equal(v, torch.load(run / "policy.pt", weights_only=True)["state_dict"][k])
 
 
 def test_masked_sample_matches_the_full_masked_softmax():
@@ -104,6 +111,9 @@ def test_corrupt_or_mismatched_checkpoint_errors_cleanly(tmp_path):
         sp.main(tiny(run, "mountain", "--resume", "--net-arch", "16", "--opponents", "random:1"))
     with pytest.raises(SystemExit, match="already holds a run"):
         sp.main(tiny(run, "mountain", "--opponents", "random:1"))
+    (run / "checkpoint.pt").write_bytes((run / "policy.pt").read_bytes())   # a policy, no training state
+    with pytest.raises(SystemExit, match="not a selfplay_ppo checkpoint"):
+        sp.main(tiny(run, "mountain", "--resume", "--opponents", "random:1"))
     (run / "checkpoint.pt").write_bytes(b"not a checkpoint")
     with pytest.raises(SystemExit, match="corrupt"):
         sp.main(tiny(run, "mountain", "--resume", "--opponents", "random:1"))

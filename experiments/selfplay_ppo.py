@@ -7,9 +7,11 @@ MaskablePPO) stays the simple path with every extra (warm start, hints, guards, 
 * Env: ``<variant>.vector_env(--num-envs)`` with int8 observations and no copies; one
   episode is one hand; the learner's seat rotates; reward = hand-point margin x
   ``--reward-scale``. Any variant with a vector env works.
-* Policy: the actor is :func:`agents.ppo_nets.build_actor` (so ``policy.pt`` is the
-  :mod:`agents.ppo` format: ``ppo:path=RUN/policy.pt`` plays it) and a critic of the same
-  widths; illegal logits are set to -1e9 before the softmax, in rollouts and in the update.
+* Policy: the actor is :func:`agents.ppo_nets.build_actor` (the :mod:`agents.ppo` format)
+  and a critic of the same widths. Masking: the softmax runs over each row's legal actions
+  only, gathered from the logits (padding at -1e9), in rollouts and in the update -- the
+  masked softmax, over a few columns instead of all actions. ``--precision bf16`` (the
+  default on CPUs with AMX) runs the matmuls in bfloat16.
 * Opponents (``--opponents self:2,league:1,random:1,playout:1``): every game draws one per
   hand. All are batched -- one call per opponent kind for all the games it plays, never a
   loop over games in Python: ``self`` the current network (forward on the opponent
@@ -18,9 +20,10 @@ MaskablePPO) stays the simple path with every extra (warm start, hints, guards, 
   env's compiled uniform sampler, ``playout`` the compiled heuristic of
   :mod:`agents.fastpolicy` (Mountain and Gin). The other ``make_agent`` players act on one
   ``PlayerView`` at a time; they are refused here (use train_ppo.py for them).
-* Outputs in ``--run-dir``: ``checkpoint.pt`` (model, optimizer, counters, league, RNG
-  states; ``--resume`` continues it; read with ``torch.load(weights_only=True)``),
-  ``policy.pt`` (+ ``.json``), ``best.pt``, ``eval.csv`` and ``learning_curve.png``
+* Outputs in ``--run-dir``: ``checkpoint.pt`` (a policy file of :mod:`agents.ppo` whose
+  ``"training"`` entry holds critic, optimizer, counters, league and RNG states; ``--resume``
+  continues it, read with ``torch.load(weights_only=True)``; ``ppo:path=RUN/checkpoint.pt``
+  plays it), ``policy.pt`` (+ ``.json``), ``best.pt``, ``eval.csv`` and ``learning_curve.png``
   (evaluation every ``--eval-every`` steps with train_ppo's duplicate-deal evaluation),
   ``tb/`` (TensorBoard), ``args.json``.
 
@@ -70,7 +73,9 @@ def build_parser(prog: str = "python -m experiments.selfplay_ppo") -> argparse.A
     g.add_argument("--variant", choices=variant_names(), default=DEFAULT_VARIANT)
     g.add_argument("--variant-options", default="{}", help="JSON dict of variant config options")
     g.add_argument("--run-dir", default=None, help="output folder (default runs/selfplay/<variant>)")
-    g.add_argument("--total-steps", type=_positive, default=2_000_000, help="learner env steps in all")
+    g.add_argument("--total-steps", type=_positive, default=2_000_000,
+                   help="learner env steps in all, in whole updates of --num-envs x --n-steps "
+                        "(rounded down, at least one)")
     g.add_argument("--seed", type=_nonneg, default=0)
     g.add_argument("--resume", action="store_true", help="continue from RUN_DIR/checkpoint.pt")
     g.add_argument("--threads", type=_nonneg, default=1,
@@ -499,7 +504,7 @@ def train(args) -> dict:
     eval_opps = [s.strip() for s in args.eval_opponents.split(",") if s.strip()]
     writer = SummaryWriter(str(run / "tb"))
     clock = {"env": 0.0, "opponents": 0.0, "policy": 0.0, "update": 0.0, "eval": 0.0}
-    hands, margins, wins = 0, [], []
+    hands, margins = 0, []
     start_step, t_start, opp_start = counters["global_step"], time.perf_counter(), opponents.seconds
     wall_before = counters["wall_s"]
     bar = None
@@ -575,10 +580,8 @@ def train(args) -> dict:
             rew_buf[t] = torch.from_numpy(reward) * args.reward_scale
             done_buf[t] = torch.from_numpy(term)
             if term.any():
-                ended = reward[term]        # one hand per episode: its margin
-                hands += len(ended)
-                margins.append(ended)
-                wins.append(np.sign(ended))
+                margins.append(reward[term])        # one hand per episode: its margin
+                hands += int(term.sum())
         clock["opponents"] = opponents.seconds - opp_start   # not the compile of the first deal
         counters["global_step"] += batch
         # -- advantages (GAE); an episode that ended at step t does not bootstrap
@@ -586,13 +589,13 @@ def train(args) -> dict:
         with torch.inference_mode():
             next_value = play_critic(torch.from_numpy(obs).to(x_dtype)).float()[:, 0]
         adv = torch.zeros((T, N))
-        last = torch.zeros(N)
+        gae = torch.zeros(N)
         for t in reversed(range(T)):
             nonterminal = 1.0 - done_buf[t]
             nxt = next_value if t == T - 1 else val_buf[t + 1]
             delta = rew_buf[t] + args.gamma * nxt * nonterminal - val_buf[t]
-            last = delta + args.gamma * args.gae_lambda * nonterminal * last
-            adv[t] = last
+            gae = delta + args.gamma * args.gae_lambda * nonterminal * gae
+            adv[t] = gae
         returns = adv + val_buf
         ids, valid = legal_ids(mask_buf.reshape(batch, n_act).numpy())
         pos = (ids == act_buf.reshape(batch, 1)).to(torch.int8).argmax(1, keepdim=True)
@@ -612,14 +615,14 @@ def train(args) -> dict:
         for k in ("env", "opponents", "policy", "update"):
             writer.add_scalar(f"time/share_{k}", clock[k] / max(train_s, 1e-9), step)
         if margins:
-            m = np.concatenate(margins[-50:])
+            margins = margins[-50:]         # about the last 1,500 hands
+            m = np.concatenate(margins)
             writer.add_scalar("rollout/hand_margin_mean", float(m.mean()), step)
-            writer.add_scalar("rollout/hand_win_rate", float((np.concatenate(wins[-50:]) > 0).mean()), step)
-            margins, wins = margins[-50:], wins[-50:]
+            writer.add_scalar("rollout/hand_win_rate", float((m > 0).mean()), step)
         writer.add_scalar("rollout/league_size", len(opponents.league), step)
         if bar is not None:
             bar.update(batch)
-            bar.set_postfix(sps=f"{sps:.0f}", margin=f"{np.concatenate(margins).mean():+.1f}" if margins else "-",
+            bar.set_postfix(sps=f"{sps:.0f}", margin=f"{m.mean():+.1f}" if margins else "-",
                             league=len(opponents.league))
         if step >= counters["next_snapshot"]:
             opponents.league.append(frozen(actor, x_dtype))

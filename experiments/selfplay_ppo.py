@@ -62,6 +62,16 @@ def _positive_float(text):
     return value
 
 
+def _unit(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text}")
+    return value
+
+
 def build_parser(prog: str = "python -m experiments.selfplay_ppo") -> argparse.ArgumentParser:
     from experiments.cli import _nonneg, _positive
     from mountain_rummy_env.registry import DEFAULT_VARIANT, variant_names
@@ -104,8 +114,8 @@ def build_parser(prog: str = "python -m experiments.selfplay_ppo") -> argparse.A
     g.add_argument("--n-steps", type=_positive, default=32, help="rollout length per env")
     g.add_argument("--minibatch-size", type=_positive, default=4096)
     g.add_argument("--n-epochs", type=_positive, default=2)
-    g.add_argument("--gamma", type=float, default=0.995)
-    g.add_argument("--gae-lambda", type=float, default=0.95)
+    g.add_argument("--gamma", type=_unit, default=0.995)
+    g.add_argument("--gae-lambda", type=_unit, default=0.95)
     g.add_argument("--clip-range", type=_positive_float, default=0.2)
     g.add_argument("--ent-coef", type=float, default=0.01)
     g.add_argument("--vf-coef", type=float, default=0.5)

@@ -129,6 +129,8 @@ def test_corrupt_or_mismatched_checkpoint_errors_cleanly(tmp_path):
     (["--num-envs", "0"], "positive"),
     (["--n-steps", "-4"], "positive"),
     (["--net-arch", "64,0"], "--net-arch"),
+    (["--gamma", "1.5"], "in [0, 1]"),
+    (["--learning-rate", "0"], "positive number"),
     (["--variant-options", "{\"no_such_option\": 1}"], "--variant-options"),
     (["--variant", "german", "--opponents", "playout:1"], "no playout policy"),
 ])

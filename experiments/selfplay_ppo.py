@@ -92,7 +92,7 @@ def build_parser(prog: str = "python -m experiments.selfplay_ppo") -> argparse.A
                    help="torch CPU threads (0: torch default; on a shared 2-core box 1 is fastest)")
     g.add_argument("--precision", choices=("auto", "fp32", "bf16"), default="auto",
                    help="bf16: matmuls in bfloat16 under torch.autocast (weights, losses and "
-                        "softmax stay float32); 1.6x the learner steps/s on a CPU with AMX, "
+                        "softmax stay float32); about 1.8x the learner steps/s on a CPU with AMX, "
                         "slower without; auto: bf16 where the CPU has AMX, else fp32")
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
     g = p.add_argument_group("env and opponents")
@@ -105,7 +105,7 @@ def build_parser(prog: str = "python -m experiments.selfplay_ppo") -> argparse.A
                         "self (current network), league (a past snapshot), random (uniform "
                         "legal move, compiled), playout (agents.fastpolicy's compiled heuristic; "
                         "Mountain and Gin). Other agents (greedy, rules, ...) have no batched form "
-                        "and are refused: train them with experiments.train_ppo")
+                        "and are refused: train against them with experiments.train_ppo")
     g.add_argument("--snapshot-every", type=_positive, default=100_000, help="steps between league snapshots")
     g.add_argument("--league-size", type=_positive, default=5, help="snapshots kept in the league")
     g = p.add_argument_group("PPO")

@@ -93,7 +93,7 @@ def build_parser(prog: str = "python -m experiments.selfplay_ppo") -> argparse.A
     g.add_argument("--precision", choices=("auto", "fp32", "bf16"), default="auto",
                    help="bf16: matmuls in bfloat16 under torch.autocast (weights, losses and "
                         "softmax stay float32); about 1.8x the learner steps/s on a CPU with AMX, "
-                        "slower without; auto: bf16 where the CPU has AMX, else fp32")
+                        "not measured without AMX; auto: bf16 where the CPU has AMX, else fp32")
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
     g = p.add_argument_group("env and opponents")
     g.add_argument("--num-envs", type=_positive, default=256, help="games stepped together")

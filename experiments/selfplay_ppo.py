@@ -464,6 +464,7 @@ def train(args) -> dict:
     variant_opts = json.loads(args.variant_options)
     variant = make_variant(args.variant, **variant_opts)
     n_obs, n_act = observation_size(variant), variant.num_actions
+    torch.manual_seed(args.seed)        # the initial weights (a resumed run loads its own)
     actor, critic = build_model(n_obs, n_act, args)
     params = list(actor.parameters()) + list(critic.parameters())
     opt = torch.optim.Adam(params, lr=args.learning_rate, eps=1e-5)
@@ -494,8 +495,6 @@ def train(args) -> dict:
         except (KeyError, RuntimeError, ValueError, TypeError) as err:
             raise CheckpointError(f"checkpoint {str(ckpt_path)!r} is inconsistent: "
                                   f"{type(err).__name__}: {str(err)[:300]}") from None
-    else:
-        torch.manual_seed(args.seed)
     # a resumed run deals new hands: the env's state is not saved, only the seed moves on
     env = variant_info(args.variant).import_env_module().vector_env(
         num_envs=N, seed=args.seed * 1_000_003 + counters["global_step"], opponent=opponents,

@@ -569,7 +569,6 @@ def train(args) -> dict:
         for group in opt.param_groups:
             group["lr"] = args.learning_rate * (frac if args.anneal_lr else 1.0)
         # -- rollout
-        actor.eval()
         for t in range(T):
             t0 = time.perf_counter()
             obs_buf[t].copy_(torch.from_numpy(obs))
@@ -667,7 +666,6 @@ def update(actor, critic, opt, params, args, gen, autocast, x_dtype, obs, ids, v
     ``ids``); stops early past ``--target-kl``. Returns the last minibatch's losses."""
     import torch
 
-    actor.train()
     n = len(pos)
     mb = min(args.minibatch_size, n)
     for epoch in range(args.n_epochs):
@@ -684,7 +682,7 @@ def update(actor, critic, opt, params, args, gen, autocast, x_dtype, obs, ids, v
             log_ratio = logp - old_logp[idx]
             ratio = log_ratio.exp()
             a = adv[idx]
-            a = (a - a.mean()) / (a.std() + 1e-8)
+            a = (a - a.mean()) / (a.std(correction=0) + 1e-8)
             pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - args.clip_range, 1 + args.clip_range)).mean()
             v_loss = 0.5 * (value.float()[:, 0] - returns[idx]).pow(2).mean()
             loss = pg_loss - args.ent_coef * entropy + args.vf_coef * v_loss

@@ -52,24 +52,21 @@ KINDS = ("self", "league", "random", "playout")
 FIXED = ("variant", "variant_options", "net_arch", "activation", "obs_dtype")
 
 
-def _positive_float(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
-    return value
+def _checked_float(ok, what: str):
+    """An argparse type: a number for which ``ok(value)`` holds, else an error naming ``what``."""
+    def check(text):
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text}")
+        return value
+    return check
 
 
-def _unit(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}") from None
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text}")
-    return value
+_positive_float = _checked_float(lambda v: v > 0, "a positive number")
+_unit = _checked_float(lambda v: 0 <= v <= 1, "a number in [0, 1]")
 
 
 def build_parser(prog: str = "python -m experiments.selfplay_ppo") -> argparse.ArgumentParser:

@@ -436,6 +436,15 @@ def _fast_action(s, spec, mask, tables):
 
 
 @njit(cache=True)
+def act_batch(states, spec, masks, games, tables, out):
+    """``out[k]``: :func:`fast_action` of game ``games[k]`` of ``states`` for its current
+    player, ``masks[k]`` its legal mask: the playout policy as a batched opponent
+    (``experiments/selfplay_ppo.py``), one compiled call for every game it plays."""
+    for k in range(games.shape[0]):
+        out[k] = fast_action(states[games[k]], spec, masks[k], tables)
+
+
+@njit(cache=True)
 def playout_batch(states, spec, masks, scratch, values, me, finished, tables):
     """Play every game in ``states`` to the end of its hand with :func:`fast_action`;
     ``values[b]`` = hand points of ``me`` minus the opponent's. Masks must be current;

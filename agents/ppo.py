@@ -26,6 +26,10 @@ guard) or ``"hint"`` (an advising player) is other than absent or ``"none"`` was
 a route since removed (docs/training.md, "Tried routes"): it is refused with a
 :class:`CheckpointError` that names :data:`LAST_ROUTES_COMMIT`, the last commit that plays it.
 
+An optional ``"training"`` entry is a trainer's resumable state (the checkpoints of
+``experiments/selfplay_ppo.py``: critic, optimizer, league, RNG states); play ignores it, so
+such a checkpoint plays as its policy.
+
 ``state_dict`` holds the actor only: ``body.{0,2,..}.weight/bias`` (Linear layers with the
 activation between them) and ``head.weight/bias`` (the logits); the weights may be float16
 (``experiments/ship_policy.py`` halves shipped files that way) and are cast to float32 on load. A
@@ -136,7 +140,7 @@ def load_policy(path):
         raise CheckpointError(f"{str(path)!r} is not a PPO policy checkpoint (format "
                               f"{blob.get('format') if isinstance(blob, dict) else type(blob).__name__!r}"
                               f", expected {FORMAT!r}); SB3 training zips are not loaded here")
-    meta = {k: blob.get(k) for k in blob if k != "state_dict"}
+    meta = {k: blob.get(k) for k in blob if k not in ("state_dict", "training")}
     for key, route in _REMOVED_ROUTES.items():
         if (meta.get(key) or "none") != "none":
             raise CheckpointError(

@@ -27,6 +27,9 @@ def main(argv=None) -> int:
     ap.add_argument("--no-peers", action="store_true", help="skip OpenSpiel and RLCard rows")
     ap.add_argument("--no-profile", action="store_true", help="skip the step-time breakdown")
     ap.add_argument("--core", type=int, default=0, help="CPU core to pin to (default 0)")
+    ap.add_argument("--trainer", action="store_true",
+                    help="add the self-play PPO trainer's learner steps/s, Mountain and Gin "
+                         "(at least 10 s each; needs torch)")
     args = ap.parse_args(argv)
     seconds = args.seconds if args.seconds is not None else (1.5 if args.quick else 5.0)
     try:
@@ -34,7 +37,7 @@ def main(argv=None) -> int:
     except (AttributeError, OSError) as err:  # pragma: no cover - non-Linux
         print(f"note: could not pin to core {args.core}: {err}", file=sys.stderr)
     text, md = run_all(seconds=seconds, batches=[int(b) for b in args.batches.split(",")],
-                       peers=not args.no_peers, profile=not args.no_profile)
+                       peers=not args.no_peers, profile=not args.no_profile, trainer=args.trainer)
     print(text)
     if args.markdown:
         with open(args.markdown, "w") as fh:

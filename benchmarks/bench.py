@@ -512,6 +512,60 @@ def profile_aec(variant: str = "mountain", seconds: float = 2.0) -> dict:
 
 
 # --------------------------------------------------------------------------------------
+# the self-play PPO trainer, end to end
+
+
+TRAINER_TITLE = ("Self-play PPO trainer (experiments/selfplay_ppo.py, default flags, league full), "
+                 "one core: learner steps/s end to end (rollout + update) and where the time goes")
+TRAINER_HEADER = ("variant", "precision", "learner steps/s", "env", "opponents", "policy forward",
+                  "update")
+
+
+def bench_trainer(variant: str, seconds: float, precision: str = "auto") -> dict:
+    """Learner steps/s of ``selfplay_ppo`` with its default flags (no evaluation) but a
+    snapshot every update, so the league is full after five as in a long run: one update to
+    warm up (numba and torch first calls), then as many as ``seconds`` allow at that rate;
+    the trainer's own clock splits the time into env, opponents, policy forward and update.
+    At least 10 s: one update takes over a second."""
+    import tempfile
+
+    from experiments import selfplay_ppo
+
+    def run(steps, folder):
+        return selfplay_ppo.train(selfplay_ppo.parse_args([
+            "--variant", variant, "--precision", precision, "--total-steps", str(steps),
+            "--eval-every", "0", "--snapshot-every", str(batch), "--no-progress", "--run-dir", folder]))
+
+    args = selfplay_ppo.parse_args([])
+    batch = args.num_envs * args.n_steps
+    with tempfile.TemporaryDirectory() as tmp:
+        warm = run(batch, f"{tmp}/warm")
+        updates = max(2, round(max(seconds, 10.0) * warm["learner_steps_per_s"] / batch))
+        out = run(updates * batch, f"{tmp}/run")
+    clock = out["seconds"]
+    total = sum(clock[k] for k in ("env", "opponents", "policy", "update"))
+    return {"variant": variant, "precision": out["precision"], "steps": out["env_steps"],
+            "learner_steps_s": out["learner_steps_per_s"],
+            **{f"share_{k}": clock[k] / total for k in ("env", "opponents", "policy", "update")}}
+
+
+def trainer_runs(seconds: float) -> list[dict]:
+    """:func:`bench_trainer` for Mountain and Gin, at the trainer's default precision and in
+    float32 (what a CPU without AMX runs) when the default is bf16."""
+    from experiments.selfplay_ppo import has_amx
+
+    return [bench_trainer(v, seconds, p) for p in ("auto", "fp32")[:1 + has_amx()]
+            for v in ("mountain", "gin")]
+
+
+def trainer_rows(rows: list[dict]) -> list[tuple]:
+    """The table rows of :func:`bench_trainer`'s results."""
+    return [(r["variant"], r["precision"], _fmt(r["learner_steps_s"]),
+             *(f"{r[f'share_{k}']:.0%}" for k in ("env", "opponents", "policy", "update")))
+            for r in rows]
+
+
+# --------------------------------------------------------------------------------------
 # report
 
 
@@ -531,7 +585,8 @@ def _plain_table(title, header, rows) -> list[str]:
     return lines
 
 
-def run_all(seconds: float, batches, peers: bool = True, profile: bool = True):
+def run_all(seconds: float, batches, peers: bool = True, profile: bool = True,
+            trainer: bool = False):
     from mountain_rummy_env.envs.observation import OBS_DTYPES
 
     env_rows, aec_rows = [], {}
@@ -592,6 +647,9 @@ def run_all(seconds: float, batches, peers: bool = True, profile: bool = True):
           ("solver", "hands/s", "ours is faster by", "agrees with ours"), srows)
 
     table(REARRANGE_TITLE, REARRANGE_HEADER, rearrange_rows(rearrange))
+    if trainer:
+        table(TRAINER_TITLE, TRAINER_HEADER,
+              trainer_rows(trainer_runs(seconds)))
 
     table(f"Memory per env (vector env, batch {mems[0]['batch']})",
           ("variant", "obs_dtype", "state B", "obs B", "mask B", "state+obs+mask B",
@@ -651,8 +709,9 @@ def main(argv=None) -> int:
 
     ap = argparse.ArgumentParser(prog="python -m benchmarks.bench",
                                  description="Run one part of the benchmarks alone.")
-    ap.add_argument("part", choices=["rearrange"], help="rearrange: the RR-6 rearrangement "
-                    "table, fast and milp methods on the same positions")
+    ap.add_argument("part", choices=["rearrange", "trainer"], help="rearrange: the RR-6 "
+                    "rearrangement table, fast and milp methods on the same positions; trainer: "
+                    "the self-play PPO trainer's learner steps/s, Mountain and Gin")
     ap.add_argument("--seconds", type=float, default=5.0, help="seconds per method (default 5)")
     ap.add_argument("--positions", type=int, default=200,
                     help="positions generated; the MILP gets through those its seconds allow")
@@ -662,6 +721,10 @@ def main(argv=None) -> int:
         os.sched_setaffinity(0, {args.core})
     except (AttributeError, OSError) as err:  # pragma: no cover - non-Linux
         print(f"note: could not pin to core {args.core}: {err}", file=sys.stderr)
+    if args.part == "trainer":
+        rows = trainer_runs(args.seconds)
+        print("\n".join(_plain_table(TRAINER_TITLE, TRAINER_HEADER, trainer_rows(rows))))
+        return 0
     rows = bench_rearrange(args.seconds, args.positions)
     print("\n".join(_plain_table(REARRANGE_TITLE, REARRANGE_HEADER, rearrange_rows(rows))))
     return 0

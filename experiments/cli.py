@@ -7,6 +7,7 @@
     mountain-rummy serve --agents rules            # play in the browser at a local web table
     mountain-rummy agents                          # list the agent specs
     mountain-rummy variants                        # list the games and their options
+    mountain-rummy selfplay-ppo --variant gin      # train a policy (fast self-play PPO)
 """
 
 from __future__ import annotations
@@ -300,6 +301,10 @@ def build_parser() -> argparse.ArgumentParser:
                                "seats, PettingZoo module, Gymnasium ids and every option with "
                                "its default.")
     add_luck_skill_parser(sub)
+    # listed here for the help; main() hands its flags to the trainer's own parser
+    sub.add_parser("selfplay-ppo", add_help=False,
+                   help="train a policy with the fast self-play PPO trainer (its flags: "
+                        "mountain-rummy selfplay-ppo --help; docs/training.md)")
     return parser
 
 
@@ -773,6 +778,12 @@ def _study_options(options: dict, variants: list[str]) -> dict:
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["selfplay-ppo"]:    # the trainer's parser owns its flags (and --help)
+        from experiments import selfplay_ppo
+
+        selfplay_ppo.main(argv[1:], prog="mountain-rummy selfplay-ppo")
+        return 0
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = {"tournament": cmd_tournament, "play": cmd_play, "replay": cmd_replay,

@@ -12,7 +12,8 @@ from experiments.cli import main
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["tournament", "--help"], ["play", "--help"],
-                                  ["replay", "--help"], ["agents", "--help"]])
+                                  ["replay", "--help"], ["agents", "--help"],
+                                  ["selfplay-ppo", "--help"]])
 def test_help(argv, capsys):
     with pytest.raises(SystemExit) as exc:
         main(argv)
@@ -31,6 +32,8 @@ def test_help(argv, capsys):
     (["play", "--seat", "x"], "expected a seat number or 'none'"),
     (["play", "--seat", "-1"], "expected a seat number (0, 1, ...) or 'none'"),
     (["play", "--players", "1"], "seat count of 2 or more"),
+    (["selfplay-ppo", "--num-envs", "0"], "mountain-rummy selfplay-ppo: error: argument --num-envs"),
+    (["selfplay-ppo", "--opponents", "rules:1"], "no batched form"),
 ])
 def test_bad_arguments_exit_2(argv, message, capsys):
     with pytest.raises(SystemExit) as exc:

@@ -196,6 +196,32 @@ def test_equivalence_with_single_game(opponent):
             assert r == rec_rew[b][k]
 
 
+def test_opponent_callable_is_told_its_games():
+    """During an opponent call ``env.opponent_games`` names the game of each row: an
+    opponent seat is to move there, and the row's mask and observation are that game's."""
+    n = 16
+    calls = []
+
+    def opponent(obs, mask):
+        games = env.opponent_games
+        st = env.game.states
+        assert len(games) == len(obs) == len(mask)
+        assert (st["current"][games] != env._learner[games]).all()
+        np.testing.assert_array_equal(mask, env.game.masks[games])
+        want = np.zeros_like(obs)
+        encode_observations(st[games], VARIANT.spec, st["current"][games].astype(np.int64), want)
+        np.testing.assert_array_equal(obs, want)
+        calls.append(len(games))
+        return lowest_legal(obs, mask)
+
+    env = RummyVectorEnv(VARIANT, n, seed=5, opponent=opponent)
+    obs, info = env.reset()
+    choose = learner_policy(2, n)
+    for _ in range(60):
+        obs, *_, info = env.step(choose(info["action_mask"]))
+    assert len(calls) > 60 and min(calls) < n     # some calls serve only part of the batch
+
+
 def test_equivalence_with_aec_env():
     """Game i of the vector env (seed s) is the AEC env reset with seed s + i."""
     from mountain_rummy_env import mountain_rummy_v0

@@ -18,7 +18,10 @@ opponent policy, so the learner sees ordinary single-agent batches:
   (:func:`sample_masked`) with a per-game splitmix64 generator seeded from the env seed;
 * a callable ``policy(obs, mask) -> actions`` taking the observation batch (``(k, obs_size)``,
   from the acting opponent's point of view) and the int8 mask batch ``(k, num_actions)`` of
-  the ``k`` games where an opponent is to move, returning ``k`` legal action ids.
+  the ``k`` games where an opponent is to move, returning ``k`` legal action ids. During the
+  call ``env.opponent_games`` holds those games' indices (row ``j`` is game
+  ``opponent_games[j]``), so a policy can pick a different opponent per game without
+  searching the batched state.
 
 ``learner_seat``: an int (fixed seat), ``"rotate"`` (default: env ``i`` plays seat
 ``(i + k) % num_players`` in its ``k``-th episode) or ``"random"``.
@@ -224,6 +227,7 @@ class RummyVectorEnv(VectorEnv):
         self._all = np.ones(num_envs, np.bool_)
         self._no_actions = np.full(num_envs, -1, np.int64)
         self.actions_applied = 0   # every action applied, both seats (for benchmarks)
+        self.opponent_games = np.zeros(0, np.int64)   # games of the opponent callable's rows
         self._needs_reset = True
         self._init_seed = seed
 
@@ -371,6 +375,7 @@ class RummyVectorEnv(VectorEnv):
             obs = np.zeros((len(idx), self._obs.shape[1]), self.obs_dtype)
             encode_observations(sub, self.spec, sub["current"].astype(np.int64), obs)
             masks = game.masks[idx]
+            self.opponent_games = idx
             acts = np.asarray(self.opponent(obs, masks), dtype=np.int64).reshape(-1)
             if acts.shape != (len(idx),) or (acts < 0).any() or (acts >= self.variant.num_actions).any() \
                     or (masks[np.arange(len(idx)), acts] == 0).any():

@@ -1,0 +1,176 @@
+"""The fast self-play PPO trainer (experiments/selfplay_ppo.py): tiny runs on Mountain and
+Gin, legal moves on both sides, resumable and playable checkpoints, clear errors."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from experiments import selfplay_ppo as sp  # noqa: E402
+from mountain_rummy_env.envs.vector import RummyVectorEnv  # noqa: E402
+
+
+def tiny(run_dir, variant="mountain", *extra):
+    """Flags of a run of 2 updates of 128 steps on a 32-wide network."""
+    return ["--variant", variant, "--run-dir", str(run_dir), "--num-envs", "16", "--n-steps", "8",
+            "--total-steps", "256", "--minibatch-size", "64", "--net-arch", "32",
+            "--snapshot-every", "128", "--checkpoint-every", "128", "--eval-every", "0",
+            "--opponents", "self:1,league:1,random:1,playout:1",
+            "--no-progress", "--seed", "3", *extra]
+
+
+@pytest.fixture
+def legality(monkeypatch):
+    """Counts the learner's and the opponents' moves, failing on any the mask forbids."""
+    seen = {"learner": 0, "opponent": 0}
+    step, call = RummyVectorEnv.step, sp.Opponents.__call__
+
+    def checked_step(self, actions):
+        acts = np.asarray(actions)
+        assert self.game.masks[np.arange(self.num_envs), acts].all(), "learner played an illegal move"
+        seen["learner"] += len(acts)
+        return step(self, actions)
+
+    def checked_call(self, obs, masks):
+        acts = call(self, obs, masks)
+        assert masks[np.arange(len(acts)), acts].all(), "opponent played an illegal move"
+        seen["opponent"] += len(acts)
+        return acts
+
+    monkeypatch.setattr(RummyVectorEnv, "step", checked_step)
+    monkeypatch.setattr(sp.Opponents, "__call__", checked_call)
+    return seen
+
+
+@pytest.mark.parametrize("variant, obs_dtype, precision", [("mountain", "int8", "fp32"),
+                                                           ("gin", "float32", "bf16")])
+def test_tiny_run_trains_legally_resumes_and_plays(tmp_path, variant, obs_dtype, precision, legality):
+    from experiments.tournament import play_deal
+
+    run = tmp_path / "run"
+    flags = ["--obs-dtype", obs_dtype, "--precision", precision, "--eval-every", "128",
+             "--eval-deals", "1", "--eval-opponents", "random"]
+    first = sp.main(tiny(run, variant, *flags))
+    assert first["precision"] == precision
+    assert first["env_steps"] == 256 and first["updates"] == 2
+    assert all(math.isfinite(v) for v in first["last_update"].values())
+    assert legality["learner"] == 256 and legality["opponent"] > 0
+    # every kind of the pool played; the league only after the snapshot at step 128
+    assert all(first["opponent_moves"][k] > 0 for k in sp.KINDS), first["opponent_moves"]
+    blob = torch.load(run / "checkpoint.pt", weights_only=True)["training"]
+    assert blob["counters"]["global_step"] == 256 and len(blob["league"]) == 2
+
+    same = sp.main(tiny(run, variant, *flags, "--resume"))          # nothing left to do: same count
+    assert same["env_steps"] == 256 and same["updates"] == 2
+    more = sp.main(tiny(run, variant, *flags, "--resume", "--total-steps", "512"))
+    assert more["env_steps"] == 512 and more["updates"] == 4
+    assert more["league"] == 4      # the 2 restored snapshots and 2 new ones
+
+    evals = [r.split(",") for r in (run / "eval.csv").read_text().splitlines()[1:]]
+    assert [(r[0], r[2]) for r in evals] == [(str(n), "random") for n in (128, 256, 384, 512)]
+    assert (run / "best.pt").is_file()
+    meta = json.loads((run / "policy.json").read_text())
+    assert meta["variant"] == variant and meta["env_steps"] == 512 and meta["obs_dtype"] == obs_dtype
+    cfg = {"variant": variant, "variant_options": {}, "seed": 0}
+    for saved in ("policy.pt", "checkpoint.pt"):        # the checkpoint plays as its policy
+        row = play_deal(cfg, f"ppo:path={run / saved}", "random", 0)
+        assert row["outcome"] in (0, 0.5, 1)
+    from agents.ppo import load_policy
+
+    played, meta = load_policy(run / "checkpoint.pt")
+    assert "training" not in meta and meta["env_steps"] == 512
+    for k, v in played.state_dict().items():
+        assert torch.equal(v, torch.load(run / "policy.pt", weights_only=True)["state_dict"][k])
+
+
+def test_masked_sample_matches_the_full_masked_softmax():
+    """Sampling over the padded legal ids gives legal moves with the log-probability of the
+    softmax over all actions with the illegal ones masked out."""
+    torch.manual_seed(0)
+    actor = torch.nn.Linear(8, 50)
+    x = torch.randn(64, 8)
+    mask = torch.rand(64, 50) < 0.1
+    mask[torch.arange(64), torch.randint(50, (64,))] = True      # at least one legal move
+    mask[0] = True                                                # a row with all legal
+    with torch.no_grad():
+        action, logp = sp.masked_sample(actor, x, mask.numpy(), torch.Generator().manual_seed(1))
+        ref = torch.log_softmax(actor(x).masked_fill(~mask, float("-inf")), dim=1)
+    assert mask[torch.arange(64), action].all()
+    assert torch.allclose(logp, ref[torch.arange(64), action], atol=1e-5)
+
+
+def test_corrupt_or_mismatched_checkpoint_errors_cleanly(tmp_path):
+    run = tmp_path / "run"
+    sp.main(tiny(run, "mountain", "--total-steps", "128", "--opponents", "random:1"))
+    with pytest.raises(SystemExit, match="net-arch"):
+        sp.main(tiny(run, "mountain", "--resume", "--net-arch", "16", "--opponents", "random:1"))
+    with pytest.raises(SystemExit, match="already holds a run"):
+        sp.main(tiny(run, "mountain", "--opponents", "random:1"))
+    (run / "checkpoint.pt").write_bytes((run / "policy.pt").read_bytes())   # a policy, no training state
+    with pytest.raises(SystemExit, match="not a selfplay_ppo checkpoint"):
+        sp.main(tiny(run, "mountain", "--resume", "--opponents", "random:1"))
+    (run / "checkpoint.pt").write_bytes(b"not a checkpoint")
+    with pytest.raises(SystemExit, match="corrupt"):
+        sp.main(tiny(run, "mountain", "--resume", "--opponents", "random:1"))
+    with pytest.raises(SystemExit, match="no checkpoint"):
+        sp.main(tiny(tmp_path / "empty", "mountain", "--resume"))
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--variant", "poker"], "invalid choice"),
+    (["--opponents", "greedy:1"], "no batched form"),
+    (["--opponents", "self:0"], "no opponent with positive weight"),
+    (["--opponents", "self:2,random:-1"], "negative"),
+    (["--num-envs", "0"], "positive"),
+    (["--n-steps", "-4"], "positive"),
+    (["--net-arch", "64,0"], "--net-arch"),
+    (["--gamma", "1.5"], "in [0, 1]"),
+    (["--learning-rate", "0"], "positive number"),
+    (["--variant-options", "{\"no_such_option\": 1}"], "--variant-options"),
+    (["--variant", "german", "--opponents", "playout:1"], "no playout policy"),
+])
+def test_bad_flags_are_usage_errors(flags, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        sp.parse_args(flags)
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("variant", ["mountain", "gin"])
+def test_playout_batch_kernel_acts_per_game(variant):
+    """``fastpolicy.act_batch`` on a shuffled subset of games gives each row the move the
+    playout policy makes in that row's game alone, and every move is legal there."""
+    from agents.fastpolicy import act_batch, rollout_tables
+    from mountain_rummy_env import make_variant
+
+    v = make_variant(variant)
+    env = RummyVectorEnv(v, 24, seed=4)
+    obs, info = env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(7):      # positions of every phase
+        obs, *_, info = env.step([rng.choice(np.flatnonzero(m)) for m in info["action_mask"]])
+    tables, states, masks = rollout_tables(v), env.game.states, env.game.masks
+    games = rng.permutation(24)[:16]
+    together = np.empty(16, np.int64)
+    act_batch(states, v.spec, masks[games], games, tables, together)
+    alone = np.empty(1, np.int64)
+    for k, b in enumerate(games):
+        act_batch(states, v.spec, masks[[b]], np.array([b]), tables, alone)
+        assert together[k] == alone[0] and masks[b, alone[0]]
+    assert len(set(together.tolist())) > 1
+
+
+def test_same_seed_same_run(tmp_path):
+    """The seed fixes the initial weights, the deals, the opponents and every sample: two
+    runs of the same flags end with the same losses and weights."""
+    runs = [sp.main(tiny(tmp_path / str(k), "mountain", "--precision", "fp32")) for k in range(2)]
+    assert runs[0]["last_update"] == runs[1]["last_update"]
+    a, b = (torch.load(tmp_path / str(k) / "policy.pt", weights_only=True)["state_dict"] for k in range(2))
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    other = sp.main(tiny(tmp_path / "other", "mountain", "--precision", "fp32", "--seed", "4"))
+    assert other["last_update"] != runs[0]["last_update"]

@@ -45,13 +45,12 @@ def test_correction_lowers_the_variance_of_duplicate_margins():
     cfg = LuckSkillConfig(ladder=["greedy", "rules"], aivat="hand")
     v, _ = _variant("mountain", {}, False)
     corrections = {_key(r): aivat.correct_row(r, v, cfg.aivat) for r in rows}
-    st = analyse("mountain", aivat.attach(rows, corrections), cfg.ladder, n_boot=50,
-                 with_game=False)
+    st = analyse("mountain", aivat.attach(rows, corrections), cfg.ladder, n_boot=50)
     assert st.point["aivat_factor"] > 1.05
     assert st.lo["aivat_factor"] > 1.0
     assert np.isfinite(st.point[f"{PRIMARY}_aivat"])
     assert st.point[PRIMARY] != st.point[f"{PRIMARY}_aivat"]
-    raw = analyse("mountain", rows, cfg.ladder, n_boot=0, with_game=False)
+    raw = analyse("mountain", rows, cfg.ladder, n_boot=0)
     assert raw.point[PRIMARY] == st.point[PRIMARY]
     assert "aivat_factor" not in raw.point
 

@@ -142,11 +142,11 @@ def test_analyse_coin_and_skill_games():
     agents = ["random", "b", "c", "d"]
     coin = _rows(lambda i, j, r: (float(r.choice([-1, 1])), float(r.choice([-1, 1]))),
                  agents, 400, rng)
-    st = analyse("coin", coin, agents, n_boot=30, with_game=False)
+    st = analyse("coin", coin, agents, n_boot=30)
     assert abs(st.point["skill_share_hand_margin"]) < 0.02
     assert st.point["chain60_hand"] == 0
     skill = _rows(lambda i, j, r: (float(i - j), float(i - j)), agents, 50, rng)
-    st = analyse("skill", skill, agents, n_boot=30, with_game=False)
+    st = analyse("skill", skill, agents, n_boot=30)
     assert st.point["skill_share_hand_margin"] == pytest.approx(1.0)
     # deterministic: the ordering is recovered and every step beats the previous one
     assert st.ladder == ["random", "b", "c", "d"]

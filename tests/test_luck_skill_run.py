@@ -156,7 +156,7 @@ def test_four_seat_study_rotates_a_against_a_field(tmp_path):
     hand = rows[0]["hands"][0]["points"]
     rel = [p - (sum(hand) - p) / 3 for p in hand]
     assert sum(rel) == 0
-    st = analyse("german", rows, ["random", "greedy"], n_boot=10, with_game=False)
+    st = analyse("german", rows, ["random", "greedy"], n_boot=10)
     assert st.ladder == ["random", "greedy"]                 # greedy beats a field of random
     assert st.point["best_minus_random"] > 0
     assert np.isfinite(st.point["lambda_pairs"]) and np.isfinite(st.point["lambda_self[random]"])

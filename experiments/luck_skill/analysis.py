@@ -127,7 +127,7 @@ def _game_win_prob(d: PairData, hands: float) -> float:
     return est.game_win_prob(float(m.mean()), float(m.std(ddof=1)) if m.size > 1 else 0.0, hands)
 
 
-def compute(ladder, pairs, selfs, hands_per_game, order, *, clair=None, with_game=True) -> dict:
+def compute(ladder, pairs, selfs, hands_per_game, order, *, clair=None) -> dict:
     """All scalar statistics of one data set. ``order``: ladder agents weakest first (fixed
     from the point estimate so bootstrap replicates are comparable)."""
     out: dict = {}
@@ -161,7 +161,7 @@ def compute(ladder, pairs, selfs, hands_per_game, order, *, clair=None, with_gam
     if len(names) >= 2:
         for t in (0.6, 0.75):
             out[f"chain{int(t * 100)}_hand"] = est.skill_chain(np.nan_to_num(ph, nan=0.5), ordi, t)
-    if with_game and np.isfinite(hands_per_game):
+    if np.isfinite(hands_per_game):
         pg = _p_matrix(names, lp, lambda d: _game_win_prob(d, hands_per_game))
         for t in (0.6, 0.75):
             out[f"chain{int(t * 100)}_game"] = est.skill_chain(np.nan_to_num(pg, nan=0.5), ordi, t)
@@ -183,7 +183,7 @@ def compute(ladder, pairs, selfs, hands_per_game, order, *, clair=None, with_gam
         if sign < 0:
             w, l = l, w
         out[f"hands_for_majority[{hi_}>{lo_}]"] = est.games_for_majority(w, dr, l)
-        if with_game and np.isfinite(hands_per_game):
+        if np.isfinite(hands_per_game):
             pgv = _game_win_prob(d, hands_per_game)
             pgv = pgv if sign > 0 else 1 - pgv
             out[f"games_for_majority[{hi_}>{lo_}]"] = est.games_for_majority(pgv, 0.0, 1 - pgv)
@@ -195,7 +195,7 @@ def compute(ladder, pairs, selfs, hands_per_game, order, *, clair=None, with_gam
             out[f"n_star_{unit}{tag}"] = dec["n_star"]
             out[f"var_skill_{unit}{tag}"] = dec["var_skill"]
             out[f"var_luck_{unit}{tag}"] = dec["var_luck"]
-            if with_game and np.isfinite(hands_per_game):
+            if np.isfinite(hands_per_game):
                 out[f"skill_share_game_{unit}{tag}"] = est.skill_share_after(dec["n_star"], hands_per_game)
                 out[f"n_star_games_{unit}{tag}"] = dec["n_star"] / hands_per_game
     out["hands_per_game"] = hands_per_game
@@ -262,8 +262,7 @@ class VariantStats:
     seats: int = 0                          # the table size played (0: not recorded)
 
 
-def analyse(variant, rows, ladder, *, clair=None, n_boot=300, seed=0,
-            with_game=True) -> VariantStats:
+def analyse(variant, rows, ladder, *, clair=None, n_boot=300, seed=0) -> VariantStats:
     pairs = pair_data(rows, "pair")
     selfs = {a: d for (a, _), d in pair_data(rows, "self").items()}
     hpg = games_data(rows)
@@ -276,14 +275,14 @@ def analyse(variant, rows, ladder, *, clair=None, n_boot=300, seed=0,
                     for k, d in lp.items()}
         r = bradley_terry(win_matrix(ladder, outcomes))
         ladder = [ladder[i] for i in np.argsort(r, kind="stable")]
-    point = compute(ladder, pairs, selfs, H, ladder, clair=clair, with_game=with_game)
+    point = compute(ladder, pairs, selfs, H, ladder, clair=clair)
     rng = np.random.default_rng(seed)
     boots: dict = {k: [] for k in point}
     for _ in range(n_boot):
         bp = {k: d.take(rng.integers(0, d.n, d.n)) for k, d in pairs.items()}
         bs = {k: d.take(rng.integers(0, d.n, d.n)) for k, d in selfs.items()}
         bh = float(hpg[rng.integers(0, hpg.size, hpg.size)].mean()) if hpg.size else H
-        v = compute(ladder, bp, bs, bh, ladder, clair=clair, with_game=with_game)
+        v = compute(ladder, bp, bs, bh, ladder, clair=clair)
         for k in boots:
             boots[k].append(v.get(k, float("nan")))
     lo, hi = {}, {}

@@ -54,8 +54,8 @@ class HeuristicAgent(Agent):
         return self.remember(view, self.choose(view, mask))
 
     def choose(self, view, mask) -> int:
-        """The action to play, not yet remembered as played (a policy the rules player
-        advises may play another: ``--hint rules``, :data:`agents.ppo.HINTS`)."""
+        """The action to play, not yet remembered as played (:meth:`act` remembers it; a
+        search that starts from this choice may play another, e.g. Gin's ``search``)."""
         self.track(view)
         legal = np.flatnonzero(mask)
         if len(legal) == 1:

@@ -93,6 +93,16 @@ def variant_options(variant) -> dict:
     return {}
 
 
+def policy_meta(variant, observation_size: int, net_arch, activation: str, obs_dtype: str,
+                env_steps: int, **extra) -> dict:
+    """The metadata :func:`save_policy` writes for an actor trained on ``variant`` (every
+    trainer's; ``extra``: plain values of its own, such as its name)."""
+    return {"variant": variant.name, "variant_options": variant_options(variant),
+            "observation_size": int(observation_size), "num_actions": int(variant.num_actions),
+            "net_arch": [int(w) for w in net_arch], "activation": activation,
+            "obs_dtype": obs_dtype, "env_steps": int(env_steps), **extra}
+
+
 def save_policy(path, actor, meta: dict) -> None:
     """Write ``actor``'s weights and ``meta`` (the keys of :data:`_META_KEYS`, plus any plain
     extras such as ``env_steps``) to ``path`` atomically, and a ``.json`` sidecar."""

@@ -360,13 +360,10 @@ class Opponents:
 
 def policy_meta(env, args, steps: int) -> dict:
     """The :mod:`agents.ppo` metadata of the actor trained on ``env``."""
-    from agents.ppo import variant_options
+    from agents.ppo import policy_meta as meta
 
-    return {"variant": env.variant.name, "variant_options": variant_options(env.variant),
-            "observation_size": int(env.single_observation_space.shape[0]),
-            "num_actions": int(env.variant.num_actions), "net_arch": args.net_arch_list,
-            "activation": args.activation, "obs_dtype": args.obs_dtype,
-            "env_steps": int(steps), "trainer": "selfplay_ppo"}
+    return meta(env.variant, env.single_observation_space.shape[0], args.net_arch_list,
+                args.activation, args.obs_dtype, steps, trainer="selfplay_ppo")
 
 
 def fixed_flags(args) -> dict:

@@ -259,14 +259,12 @@ def export_actor(model, args):
 
 
 def policy_meta(venv, args, steps: int) -> dict:
-    from agents.ppo import variant_options
+    """The :mod:`agents.ppo` metadata of the actor trained on ``venv``."""
+    from agents.ppo import policy_meta as meta
 
-    v = venv.venv.variant
-    return {"variant": v.name, "variant_options": variant_options(v),
-            "observation_size": int(venv.venv.single_observation_space.shape[0]),
-            "num_actions": int(venv.action_space.n),
-            "net_arch": [int(w) for w in args.net_arch.split(",")],
-            "activation": args.activation, "env_steps": int(steps), "obs_dtype": args.obs_dtype}
+    env = venv.venv
+    return meta(env.variant, env.single_observation_space.shape[0], args.net_arch.split(","),
+                args.activation, args.obs_dtype, steps)
 
 
 # ---------------------------------------------------------------------------------------

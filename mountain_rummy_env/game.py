@@ -107,6 +107,9 @@ class Game:
         self._scratch = np.zeros(rules.SCRATCH_RECORDS, dtype=variant.dtype)
         self._next_decks: dict[int, list[np.ndarray]] = {}   # game -> scripted decks of its next hands
         self._step_single = None    # (states, bound step_batch) of a batch of one
+        # each card's name and face, as lists: the views name every table card per decision
+        self._card_names = [variant.deck.card_text(c) for c in range(variant.deck.num_cards)]
+        self._card_faces = variant.spec.card_face[:variant.deck.num_cards].tolist()
 
     def __getstate__(self):  # copies and pickles bind the compiled step again on first use
         return {**self.__dict__, "_step_single": None}
@@ -282,7 +285,8 @@ class Game:
         """Card ids in a player's hand, sorted by suit then rank (jokers last)."""
         s = self.states[index]
         cards = np.flatnonzero(s["loc"] == LOC_HAND + player)
-        return sorted(cards.tolist(), key=lambda c: (self.spec.card_face[c], c))
+        faces = self._card_faces
+        return sorted(cards.tolist(), key=lambda c: (faces[c], c))
 
     def discard_pile(self, index: int = 0) -> list[int]:
         s = self.states[index]
@@ -295,23 +299,27 @@ class Game:
     def melds(self, index: int = 0) -> list[dict]:
         """Table melds: slot, founder, and cards in order with owner and shown face."""
         s = self.states[index]
-        out = []
-        for m in np.flatnonzero(s["m_kind"] != MELD_EMPTY):
-            cards = [int(c) for c in s["m_cards"][m] if c >= 0]
-            out.append({"slot": int(m), "founder": int(s["m_founder"][m]),
-                        "kind": MELD_KIND_NAMES[int(s["m_kind"][m])],
+        kinds, founders, slots = s["m_kind"], s["m_founder"], s["m_cards"]
+        shown, owner = s["shown"], s["owner"]          # each field read once: a view is
+        out = []                                       # made for every decision
+        for m in np.flatnonzero(kinds != MELD_EMPTY):
+            cards = [c for c in slots[m].tolist() if c >= 0]
+            out.append({"slot": int(m), "founder": int(founders[m]),
+                        "kind": MELD_KIND_NAMES[int(kinds[m])],
                         "cards": cards,
-                        "text": [self.card_on_table(index, c) for c in cards],
-                        "owners": [int(s["owner"][c]) for c in cards]})
+                        "text": [self._shown_text(c, int(shown[c])) for c in cards],
+                        "owners": owner[cards].tolist()})
         return out
 
     def card_on_table(self, index: int, card: int) -> str:
         """A table card's name; a joker or wild standing for another card adds it (``XX=7H``,
         ``5C=7H``)."""
-        shown = int(self.states[index]["shown"][card])
-        text = self.variant.deck.card_text(card)
+        return self._shown_text(card, int(self.states[index]["shown"][card]))
+
+    def _shown_text(self, card: int, shown: int) -> str:
+        text = self._card_names[card]
         # shown -1: a joker not yet declared (an unfinished meld of a Robber's play)
-        return text if shown in (self.spec.card_face[card], -1) else f"{text}={face_text(shown)}"
+        return text if shown == self._card_faces[card] or shown == -1 else f"{text}={face_text(shown)}"
 
     def table_text(self, index: int = 0) -> str:
         """The table in one line: ``m0 5H 6H 7H | m2 9C 9D XX=9S``."""

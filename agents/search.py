@@ -289,11 +289,14 @@ class SearchAgent(MonteCarloSearch, RulesAgent):
         super().reset()
         self._plan: list[int] = []     # the rest of a placing plan chosen by the search
 
-    def act(self, view, mask) -> int:
+    def choose(self, view, mask) -> int:
+        """The searched draw, hold-or-place and end of turn (the rules player's choice
+        elsewhere); :meth:`act` remembers it, so the rules player's tracking knows its
+        own discards from the opponent's."""
+        self.track(view)
         legal = np.flatnonzero(mask)
         if len(legal) == 1:
             return int(legal[0])
-        self.track(view)
         by = legal_by_family(view.variant, mask)
         if view.phase == PHASE_DRAW and self.scope != "end":
             self._plan = []
@@ -307,7 +310,7 @@ class SearchAgent(MonteCarloSearch, RulesAgent):
                 return place
             cands = self.end_candidates(view, by)
         else:
-            return super().act(view, mask)
+            return super().choose(view, mask)
         if len(cands) == 1:
             return cands[0]
         return int(self.search(view, mask, cands))

@@ -174,6 +174,8 @@ class NetGuided:
     def act(self, view, mask) -> int:
         self._searches = []
         self._step = None
+        if self.actor is not None:
+            self._buffers(view.variant)     # a network of another game fails here, at once
         obs = None
         record = self.recorder is not None and np.count_nonzero(mask) > 1
         if record:

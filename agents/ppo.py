@@ -26,7 +26,9 @@ guard) or ``"hint"`` (an advising player) is other than absent or ``"none"`` was
 a route since removed (docs/training.md, "Tried routes"): it is refused with a
 :class:`CheckpointError` that names :data:`LAST_ROUTES_COMMIT`, the last commit that plays it.
 
-An optional ``"training"`` entry is a trainer's resumable state (the checkpoints of
+An optional ``"value_state_dict"`` is a value network (``experiments/expert_iteration.py``;
+the ``netsearch`` agent reads it, :mod:`agents.netsearch`); an optional ``"training"`` entry
+is a trainer's resumable state (the checkpoints of
 ``experiments/selfplay_ppo.py``: critic, optimizer, league, RNG states); play ignores it, so
 such a checkpoint plays as its policy.
 
@@ -150,7 +152,8 @@ def load_policy(path):
         raise CheckpointError(f"{str(path)!r} is not a PPO policy checkpoint (format "
                               f"{blob.get('format') if isinstance(blob, dict) else type(blob).__name__!r}"
                               f", expected {FORMAT!r}); SB3 training zips are not loaded here")
-    meta = {k: blob.get(k) for k in blob if k not in ("state_dict", "training")}
+    meta = {k: blob.get(k) for k in blob
+            if k not in ("state_dict", "training", "value_state_dict")}   # weights, not metadata
     for key, route in _REMOVED_ROUTES.items():
         if (meta.get(key) or "none") != "none":
             raise CheckpointError(

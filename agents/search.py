@@ -201,9 +201,20 @@ class MonteCarloSearch:
         same ``n`` sampled deals and finished by the playout policy. A candidate is an
         action or a tuple of actions played in turn (a plan for the rest of the turn)."""
         v = view.variant
+        states, masks, finished = self.play_candidates(view, mask, cands, self.sample_states(view, n))
+        values = np.zeros(len(states), dtype=np.float64)
+        playout_batch(states, v.spec, masks, self._scratch, values, view.player, finished,
+                      rollout_tables(v))
+        return values.reshape(n, len(cands))
+
+    def play_candidates(self, view, mask, cands, base):
+        """Each candidate played on a copy of each sampled state of ``base``: ``(states,
+        masks, finished)``, sample-major (row = sample * candidates + candidate);
+        ``finished`` marks the rows whose hand the candidate ended."""
+        v = view.variant
+        n = len(base)
         plans = [c if isinstance(c, tuple) else (c,) for c in cands]
         k = len(plans)
-        base = self.sample_states(view, n)
         states = np.repeat(base, k, axis=0)          # sample-major: row = sample * k + cand
         masks = np.repeat(np.asarray(mask, dtype=np.int8)[None], n * k, axis=0)
         events = np.zeros(n * k, dtype=np.int8)
@@ -219,10 +230,7 @@ class MonteCarloSearch:
             step_batch(sub, v.spec, step_t[rows % k], sub_masks, sub_events, self._scratch)
             states[rows], masks[rows] = sub, sub_masks
             finished[rows] |= (sub_events != EVENT_NONE).astype(np.int8)
-        values = np.zeros(n * k, dtype=np.float64)
-        playout_batch(states, v.spec, masks, self._scratch, values, view.player, finished,
-                      rollout_tables(v))
-        return values.reshape(n, k)
+        return states, masks, finished
 
     def use_time_per_move(self, seconds: float) -> bool:
         """Search for ``seconds`` a decision from now on, instead of ``budget`` playouts."""
@@ -243,6 +251,11 @@ class MonteCarloSearch:
             return first
         return np.concatenate([first, self.rollouts(view, mask, cands, more)])
 
+    def screen_scores(self, view, mask, cands, means) -> np.ndarray:
+        """What picks the screen's best challenger: the candidates' mean playout margins
+        (a network-guided search blends in its priors and values, agents/netsearch.py)."""
+        return means
+
     def search(self, view, mask, cands):
         """Half the budget screens every candidate; the best challenger of the heuristic's
         choice then meets it alone on fresh samples (the other half), and replaces it only
@@ -256,7 +269,7 @@ class MonteCarloSearch:
                               begun + self.seconds / 2 if timed else None)
         means = screen.mean(axis=0)
         self.last_values = dict(zip(cands, means.tolist()))
-        best = int(np.argmax(means))
+        best = int(np.argmax(self.screen_scores(view, mask, cands, means)))
         if best == 0:
             return cands[0]
         duel = self.samples(view, mask, [cands[0], cands[best]], max(2, self.budget // 4),

@@ -8,6 +8,7 @@
     mountain-rummy agents                          # list the agent specs
     mountain-rummy variants                        # list the games and their options
     mountain-rummy selfplay-ppo --variant gin      # train a policy (fast self-play PPO)
+    mountain-rummy expert-iteration                # train a network on the guided search
 """
 
 from __future__ import annotations
@@ -305,6 +306,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("selfplay-ppo", add_help=False,
                    help="train a policy with the fast self-play PPO trainer (its flags: "
                         "mountain-rummy selfplay-ppo --help; docs/training.md)")
+    sub.add_parser("expert-iteration", add_help=False,
+                   help="train a policy/value network on the network-guided search's choices "
+                        "(its flags: mountain-rummy expert-iteration --help; docs/training.md)")
     return parser
 
 
@@ -783,6 +787,11 @@ def main(argv=None) -> int:
         from experiments import selfplay_ppo
 
         selfplay_ppo.main(argv[1:], prog="mountain-rummy selfplay-ppo")
+        return 0
+    if argv[:1] == ["expert-iteration"]:    # the trainer's parser owns its flags (and --help)
+        from experiments import expert_iteration
+
+        expert_iteration.main(argv[1:], prog="mountain-rummy expert-iteration")
         return 0
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -367,6 +367,8 @@ class Game:
         other._scratch = np.zeros_like(self._scratch)
         other._next_decks = {b: list(q) for b, q in self._next_decks.items()}
         other._step_single = None
+        other._card_names = self._card_names      # read-only lists: shared
+        other._card_faces = self._card_faces
         return other
 
     def describe(self, index: int, action: int, before: np.void, viewer: int | None = None) -> str:

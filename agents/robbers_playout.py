@@ -85,14 +85,88 @@ def play_once(table, hand, is_open, weights, open_weights, ace_low, ace_high, wr
     return placed
 
 
+MEMO_SLOTS = 1 << 13      # play_once answers a playout memo holds (kept while 3/4 full)
+KEY_LEN = 2 * STRIDE + 1  # the table's counts (zeros before opening), the hand's, opened
+
+
+@njit(cache=True)
+def make_memo(slots=MEMO_SLOTS):
+    """An empty memo of :func:`play_once` answers (:func:`play_once_memo`): each slot's
+    input key, the hand cards the play placed, whether the slot is taken; the count kept."""
+    return (np.empty((slots, KEY_LEN), np.int8), np.empty((slots, STRIDE), np.int8),
+            np.zeros(slots, np.bool_), np.zeros(1, np.int64))
+
+
+@njit(cache=True)
+def play_once_memo(table, hand, is_open, weights, open_weights, ace_low, ace_high, wrap,
+                   open_min, rank_credit, ws, out, memo):
+    """:func:`play_once` remembered: its answer depends on nothing but the hand, whether
+    the seat has opened and (after opening) the table, the rest being fixed for a memo's
+    life (one :func:`rollouts` call: the same weights and rules), and the solver is
+    deterministic (its workspace is reset or stamped per call). A playout meets the same
+    hand and table again often: the other modes of the same re-deal replay the turns after
+    the root's, and a seat without a play keeps its hand when the stock is out. The cards
+    placed (the table and hand changed the same way); ``out`` is not written on a hit."""
+    keys, used, taken, kept = memo
+    h = np.uint64(1469598103934665603) if is_open else np.uint64(7809847782465536322)
+    prime = np.uint64(1099511628211)
+    if is_open:
+        for f in range(STRIDE):
+            h = (h ^ np.uint64(table[f])) * prime
+    for f in range(STRIDE):
+        h = (h ^ np.uint64(hand[f] + 3)) * prime
+    h ^= h >> np.uint64(29)
+    mask = keys.shape[0] - 1
+    slot = np.int64(h & np.uint64(mask))
+    while taken[slot]:
+        key = keys[slot]
+        same = key[2 * STRIDE] == is_open
+        if same and is_open:
+            for f in range(STRIDE):
+                if key[f] != table[f]:
+                    same = False
+                    break
+        if same:
+            for f in range(STRIDE):
+                if key[STRIDE + f] != hand[f]:
+                    same = False
+                    break
+        if same:
+            placed = 0
+            row = used[slot]
+            for f in range(STRIDE):
+                table[f] += row[f]
+                hand[f] -= row[f]
+                placed += row[f]
+            return placed
+        slot = (slot + 1) & mask
+    free = kept[0] < 3 * keys.shape[0] // 4
+    if free:                                       # the key, before play_once changes them
+        key = keys[slot]
+        for f in range(STRIDE):
+            key[f] = table[f] if is_open else 0
+            key[STRIDE + f] = hand[f]
+        key[2 * STRIDE] = is_open
+    placed = play_once(table, hand, is_open, weights, open_weights, ace_low, ace_high, wrap,
+                       open_min, rank_credit, ws, out)
+    if free:
+        row = used[slot]
+        key = keys[slot]
+        for f in range(STRIDE):
+            row[f] = key[STRIDE + f] - hand[f]
+        taken[slot] = True
+        kept[0] += 1
+    return placed
+
+
 @njit(cache=True)
 def play_all(table, hand, opened, p, weights, open_weights, ace_low, ace_high, wrap,
-             open_min, rank_credit, ws, out):
+             open_min, rank_credit, ws, out, memo):
     """Play while a play exists (the opening may unlock the table); the cards placed."""
     placed = 0
     while True:
-        k = play_once(table, hand, opened[p], weights, open_weights, ace_low, ace_high, wrap,
-                      open_min, rank_credit, ws, out)
+        k = play_once_memo(table, hand, opened[p], weights, open_weights, ace_low, ace_high,
+                           wrap, open_min, rank_credit, ws, out, memo)
         if k == 0:
             return placed
         placed += k
@@ -103,13 +177,13 @@ def play_all(table, hand, opened, p, weights, open_weights, ace_low, ace_high, w
 
 @njit(cache=True)
 def take_turn(table, hands, opened, stock, ptr, p, mode, weights, open_weights, ace_low,
-              ace_high, wrap, open_min, rank_credit, ws, out):
+              ace_high, wrap, open_min, rank_credit, ws, out, memo):
     """Seat ``p``'s turn (``mode``, :data:`MODES`); returns (how it ended, new stock ptr)."""
     hand = hands[p]
     placed = 0
     if mode != HOLD:
         placed = play_all(table, hand, opened, p, weights, open_weights, ace_low, ace_high,
-                          wrap, open_min, rank_credit, ws, out)
+                          wrap, open_min, rank_credit, ws, out, memo)
         if hand.sum() == 0:
             return OUT, ptr
     if ptr >= stock.shape[0]:
@@ -120,7 +194,7 @@ def take_turn(table, hands, opened, stock, ptr, p, mode, weights, open_weights, 
     ptr += 1
     if placed:
         play_all(table, hand, opened, p, weights, open_weights, ace_low, ace_high, wrap,
-                 open_min, rank_credit, ws, out)
+                 open_min, rank_credit, ws, out, memo)
         if hand.sum() == 0:
             return OUT, ptr
     return ENDED, ptr
@@ -165,13 +239,23 @@ def playout(table, hands, opened, stock, ptr, current, passes, turn, max_turns, 
     """Play the hand to its end from the start of ``current``'s turn: that turn in ``mode``,
     every later one of seat ``q`` in ``seat_modes[q]`` (greedy's: :data:`GREEDY`). Changes
     the arrays; returns the points per seat."""
+    return playout_memo(table, hands, opened, stock, ptr, current, passes, turn, max_turns,
+                        mode, seat_modes, weights, open_weights, values, ace_low, ace_high,
+                        wrap, open_min, rank_credit, ws, out, make_memo(MEMO_SLOTS))
+
+
+@njit(cache=True)
+def playout_memo(table, hands, opened, stock, ptr, current, passes, turn, max_turns, mode,
+                 seat_modes, weights, open_weights, values, ace_low, ace_high, wrap, open_min,
+                 rank_credit, ws, out, memo):
+    """:func:`playout` with a caller's :func:`make_memo` (its weights and rules fixed)."""
     P = hands.shape[0]
     p = current
     first = True
     while True:
         how, ptr = take_turn(table, hands, opened, stock, ptr, p,
-                             mode if first else seat_modes[p], weights, open_weights, ace_low, ace_high, wrap, open_min, rank_credit,
-                             ws, out)
+                             mode if first else seat_modes[p], weights, open_weights, ace_low,
+                             ace_high, wrap, open_min, rank_credit, ws, out, memo)
         first = False
         if how == OUT:
             return result(hands, values, p)
@@ -191,12 +275,13 @@ def rollouts(tables, hands, opened, stocks, stock_len, current, passes, turn, ma
     n, P = hands.shape[0], hands.shape[1]
     seat_modes = np.zeros(P, np.int64)             # every later turn greedy's
     margins = np.zeros((n, modes.shape[0]), np.float64)
+    memo = make_memo(MEMO_SLOTS)                   # one memo: the same weights and rules
     for i in range(n):
         for k in range(modes.shape[0]):
-            pts = playout(tables[i].copy(), hands[i].copy(), opened.copy(),
-                          stocks[i, :stock_len], 0, current, passes, turn, max_turns, modes[k],
-                          seat_modes, weights, open_weights, values, ace_low, ace_high, wrap,
-                          open_min, rank_credit, ws, out)
+            pts = playout_memo(tables[i].copy(), hands[i].copy(), opened.copy(),
+                               stocks[i, :stock_len], 0, current, passes, turn, max_turns,
+                               modes[k], seat_modes, weights, open_weights, values, ace_low,
+                               ace_high, wrap, open_min, rank_credit, ws, out, memo)
             margins[i, k] = pts[current] - (pts.sum() - pts[current]) / (P - 1)
     return margins
 

@@ -938,6 +938,17 @@ def rearrange_ws(on_table, in_hand, weights, ace_low, ace_high, around_the_corne
     rest_table, rest_hand = ws[26][0], ws[26][1]
     legal_table = ws[27][1] != 0
     floor = 0.0 if legal_table else -INF      # a promised legal table: placing nothing is 0
+    if legal_table and outcome == _LP_PRICES:
+        # no play: every play places a hand card, so with every hand card worth at least
+        # w_min > 0 it is worth w_min or more, and none is worth more than the certified
+        # bound (+ slack); the searches below could only answer "no play" (most of a
+        # search playout's calls once the stock runs low)
+        w_min = INF
+        for f in range(NUM_ROWS):
+            if in_hand[f] > 0 and (f != JOKER_FACE or oj > 0):
+                w_min = min(w_min, weights[f])
+        if w_min > 0.0 and bound + slack + 1e-9 * (1.0 + abs(bound)) < w_min:
+            return STATUS_OK, floor, 0
     value, n_melds = floor, 0
     if outcome != _LP_FAILED:
         n_fixed, fixed_gain = _fix_lp_melds(n_col, ws[12], ws[13], on_table, in_hand, weights,

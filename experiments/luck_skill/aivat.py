@@ -8,17 +8,25 @@ before a draw). The correction of that draw is
 
     E_c'[v(h·c')] - v(h·c),
 
-c the card drawn, c' every card in the stock, v a value of the position after the draw for
-seat 0's margin (:class:`HandValue`, :class:`RolloutValue`). Its mean over the card drawn
-is exactly 0 whatever v is, as long as v depends on the position and the card drawn only,
-so the corrected result (the hand points plus the sum of the corrections) has the raw
-result's expectation; a good v removes the luck of the draws
-(:func:`first_draw_corrections` checks the zero mean by enumeration).
+c the card drawn, c' every card in the stock, v a value of the position after the draw
+for the drawing seat's points (:class:`HandValue`; :class:`RolloutValue`: seat 0's margin,
+two seats). Its mean over the card drawn is exactly 0 whatever v is, as long as v depends
+on the position and the card drawn only, so the corrected result has the raw result's
+expectation; a good v removes the luck of the draws (:func:`first_draw_corrections` checks
+the zero mean by enumeration).
 
-There is no deal term: v is the same for both plays of a duplicate deal, and the players
-swap seats, so a deal term cancels exactly in a player's duplicate result. Variants: two
-seats with a compiled playout policy (Mountain and Gin; German, Crazy and Robber's are
-refused).
+N seats: a seat's result is its points minus the mean of the other seats'
+(:func:`analysis.relative`), linear in the points, so a correction d of the drawer's points
+is +d to its result and -d/(N-1) to every other seat's (:func:`seat_corrections`): the
+corrected results are the results of the corrected points, sum to 0 over the seats, and
+each has mean 0 over the card drawn. A German stock rebuilt from the discard pile (GE-8) is
+no chance term of its own: its contents are known, and each later draw is uniform over what
+is left of it, so it is corrected as any draw.
+
+There is no deal term: v does not depend on who plays, and ``a`` is rotated through every
+seat of a duplicate deal, so a deal term cancels exactly in a player's duplicate result.
+Variants: all (``hand``); ``rollouts=N`` two-seat Mountain and Gin (a compiled playout
+policy).
 """
 
 from __future__ import annotations
@@ -378,10 +386,10 @@ def _corrector(variant, value: str, seed: int) -> ChanceCorrector:
     return _CORRECTORS[key]
 
 
-def supported(variant) -> str:
-    """Why ``variant`` cannot be chance-corrected here, or "" when it can."""
+def supported(variant, value: str = DEFAULT_VALUE) -> str:
+    """Why ``variant`` cannot be chance-corrected here with ``value``, or "" when it can."""
     try:
-        ChanceCorrector(variant)
+        ChanceCorrector(variant, value)
     except NotImplementedError as err:
         return str(err)
     return ""

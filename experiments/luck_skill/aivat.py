@@ -100,11 +100,15 @@ class HandValue:
 
     Cards of one face are interchangeable, so each face in the stock is solved once."""
 
-    # Fixed per variant from rules-vs-greedy deals with seeds 800000-800599 (Mountain, Gin)
-    # or 800000-800199 (the others): the least-squares scale, rounded; Mountain's 1.4 did
-    # not hold on seeds 900000-900599, 1 did. A study's deals never choose their own scale
-    # (docs/luck_skill.md, "Chance correction").
-    SCALES = {"mountain": 1.0, "gin": 0.5}
+    # Fixed per variant (and table size, where it has two) from rules-vs-greedy deals with
+    # seeds 800000-800599 (Mountain, Gin), 800000-800199 (German, Crazy) or 800000-800099
+    # (Robber's): the least-squares scale, rounded to one decimal and not below 0;
+    # Mountain's 1.4 did not hold on seeds 900000-900599, 1 did. A study's deals never
+    # choose their own scale (docs/luck_skill.md, "Chance correction"). Least squares:
+    # German 1.91 at 4 seats, 0.90 at 2; Crazy 0.47; Robber's 0.21 at 2 seats and -0.08 at
+    # 4 (its hand value does not follow a seat's result there: scale 0, no correction).
+    SCALES = {"mountain": 1.0, "gin": 0.5, ("german", 4): 1.9, ("german", 2): 0.9,
+              "crazy": 0.5, ("robbers", 2): 0.2, ("robbers", 4): 0.0}
     FAMILIES = {"mountain": "one_deck", "gin": "one_deck", "german": "two_decks",
                 "crazy": "two_decks", "robbers": "robbers"}
     NODE_LIMIT = 20_000      # Robber's solver nodes per card drawn (bounded time, deterministic)
@@ -114,7 +118,10 @@ class HandValue:
             raise NotImplementedError(f"no hand value for variant {variant.name!r}")
         self.variant = variant
         self.family = self.FAMILIES[variant.name]
-        self.scale = self.SCALES.get(variant.name, 1.0) if scale is None else scale
+        if scale is None:
+            scale = self.SCALES.get((variant.name, variant.num_players),
+                                    self.SCALES.get(variant.name, 1.0))
+        self.scale = scale
 
     def __call__(self, before, mask, action: int, deal: int, draw: int):
         """``(seat, values)``: values[j] of seat ``seat``'s points with the card at stock
@@ -123,6 +130,8 @@ class HandValue:
         drawer = int(before["current"])
         held = np.flatnonzero(before["loc"] == LOC_HAND + drawer)
         stock = before["stock"][ptr:end].astype(np.int64)
+        if self.scale == 0:                   # no correction (Robber's at 4 seats)
+            return drawer, np.zeros(len(stock))
         if self.family == "one_deck":
             return drawer, self._one_deck(held, stock)
         faces = self._faces(before, np.arange(len(before["loc"])))

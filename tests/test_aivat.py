@@ -12,8 +12,8 @@ from experiments.luck_skill.analysis import PRIMARY, analyse
 from experiments.luck_skill.runner import LuckSkillConfig, _key, _variant, run_job
 
 
-def _row(variant: str, deal: int, a: str = "rules", b: str = "greedy") -> dict:
-    return run_job((variant, {}, 0, ("pair", a, b, deal)))
+def _row(variant: str, deal: int, a: str = "rules", b: str = "greedy", options=None) -> dict:
+    return run_job((variant, options or {}, 0, ("pair", a, b, deal)))
 
 
 @pytest.mark.parametrize("variant,value", [("mountain", "hand"), ("mountain", "rollouts=2"),
@@ -26,6 +26,60 @@ def test_first_draw_correction_averages_to_zero_over_the_card_drawn(variant, val
     values = aivat.first_draw_corrections(aivat.ChanceCorrector(v, value), rec)
     assert len(values) > 10 and np.abs(values).max() > 1       # not trivially zero
     assert abs(values.mean()) < 1e-9
+
+
+@pytest.mark.parametrize("variant,seats", [("german", 4), ("crazy", 4), ("robbers", 4),
+                                           ("robbers", 2), ("german", 2)])
+def test_n_seat_first_draw_correction_averages_to_zero_over_the_card_drawn(variant, seats):
+    """The same enumeration at German's, Crazy's and Robber's tables: every card of the
+    stock in turn at the first stock draw; the mean of the drawer's correction is 0, and so
+    is every seat's (each is a fixed multiple of it)."""
+    options = {"num_players": seats}
+    v, _ = _variant(variant, options, False)
+    rec = aivat.hand_records(_row(variant, 7, options=options))[1]
+    values = aivat.first_draw_corrections(aivat.ChanceCorrector(v, "hand=1"), rec)
+    assert len(values) > 20 and np.abs(values).max() > 1
+    assert abs(values.mean()) < 1e-9
+    per_seat = np.array([aivat.seat_corrections(1, d, seats) for d in values])
+    assert np.abs(per_seat.mean(axis=0)).max() < 1e-9
+
+
+@pytest.mark.parametrize("variant", ["german", "crazy", "robbers"])
+def test_n_seat_corrections_are_the_results_of_corrected_points(variant):
+    """A draw corrects the drawer's points; the row's per-seat corrections are exactly the
+    change of the analysis's results (a seat's points minus the mean of the others',
+    ``analysis.relative``) when each hand's points get the draws' corrections, so they sum
+    to 0 over the seats as the results do."""
+    from experiments.luck_skill.analysis import relative
+
+    options = {"num_players": 4}
+    v, _ = _variant(variant, options, False)
+    row = _row(variant, 3, options=options)
+    corrector = aivat.ChanceCorrector(v, "hand=1")
+    chance = aivat.correct_row(row, v, "hand=1")["chance"]
+    for hand, rec, c in zip(row["hands"], aivat.hand_records(row), chance):
+        points = np.array(hand["points"], dtype=np.float64)
+        fixed = points.copy()
+        draws = corrector.draw_corrections(rec, seats=True)
+        assert draws and {seat for seat, _ in draws} <= set(range(4))
+        for seat, delta in draws:
+            fixed[seat] += delta
+        assert np.allclose(relative(fixed) - relative(points), c, atol=1e-9)
+        assert abs(sum(c)) < 1e-9
+    assert aivat.seat_corrections(0, 3.0, 2).tolist() == [3.0, -3.0]   # two seats: +c, -c
+
+
+def test_a_german_stock_rebuilt_from_the_discard_pile_is_replayed_and_its_draws_corrected():
+    """GE-8: deal 800189 at two seats draws past its first stock (81 cards); the rebuild is
+    no term of its own, and every draw, from either stock, gets its correction."""
+    options = {"num_players": 2}
+    v, _ = _variant("german", options, False)
+    rec = aivat.hand_records(_row("german", 800189, options=options))[0]
+    draws = sum(1 for a in rec.actions if a == v.layout.draw)
+    assert draws > 81
+    values = aivat.ChanceCorrector(v).draw_corrections(rec)
+    assert len(values) == draws and np.isfinite(values).all()
+    assert np.abs(values[81:]).max() > 0
 
 
 def test_correction_is_reproducible_and_zero_sum_over_the_seats():
@@ -79,14 +133,24 @@ def test_rows_without_actions_or_with_a_bad_action_are_refused_clearly():
         corrector.draw_corrections(aivat.HandRecord(rec.deal, rec.dealer, rec.actions + (0,)))
 
 
-def test_variants_without_a_two_seat_playout_policy_are_refused():
+def test_every_variant_is_supported_and_rollouts_need_two_seats_with_a_playout_policy():
     from mountain_rummy_env.registry import make_variant
 
-    assert aivat.supported(make_variant("mountain")) == ""
-    assert "two seats" in aivat.supported(make_variant("german"))
+    for name, options in [("mountain", {}), ("gin", {}), ("german", {}), ("crazy", {}),
+                          ("robbers", {}), ("german", {"num_players": 2}),
+                          ("robbers", {"num_players": 2})]:
+        assert aivat.supported(make_variant(name, **options)) == "", name
+    assert "two seats" in aivat.supported(make_variant("german"), "rollouts=2")
+    with pytest.raises(NotImplementedError, match="two seats"):
+        aivat.ChanceCorrector(make_variant("german"), "rollouts=2")
+    with pytest.raises(NotImplementedError, match="playout policy"):
+        aivat.ChanceCorrector(make_variant("robbers", num_players=2), "rollouts=2")
     assert aivat.parse_value("hand=0.5") == ("hand", 0.5)
     assert aivat.parse_value("hand") == ("hand", None)
     assert aivat.HandValue(make_variant("gin")).scale == 0.5
+    assert aivat.HandValue(make_variant("german")).scale == 1.9
+    assert aivat.HandValue(make_variant("german", num_players=2)).scale == 0.9
+    assert aivat.HandValue(make_variant("robbers")).scale == 0.0       # calibrated off
     for bad in ("rollouts=0", "rollouts", "rollouts=1.5", "hand=0", "hand=x", "deadwood"):
         with pytest.raises(ValueError, match="unknown value function"):
             aivat.ChanceCorrector(make_variant("gin"), bad)

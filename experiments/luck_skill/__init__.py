@@ -72,7 +72,8 @@ def _with_chance(cfg, variant, rows, out_dir, progress, log):
     from . import aivat
     from .runner import _variant
 
-    why = aivat.supported(_variant(cfg.variant_of(variant), cfg.options_for(variant), False)[0])
+    why = aivat.supported(_variant(cfg.variant_of(variant), cfg.options_for(variant), False)[0],
+                          cfg.aivat)
     if why:
         log(f"[luck-skill] {variant}: no chance correction ({why})")
         return rows

@@ -8,17 +8,25 @@ before a draw). The correction of that draw is
 
     E_c'[v(h·c')] - v(h·c),
 
-c the card drawn, c' every card in the stock, v a value of the position after the draw for
-seat 0's margin (:class:`HandValue`, :class:`RolloutValue`). Its mean over the card drawn
-is exactly 0 whatever v is, as long as v depends on the position and the card drawn only,
-so the corrected result (the hand points plus the sum of the corrections) has the raw
-result's expectation; a good v removes the luck of the draws
-(:func:`first_draw_corrections` checks the zero mean by enumeration).
+c the card drawn, c' every card in the stock, v a value of the position after the draw
+for the drawing seat's points (:class:`HandValue`; :class:`RolloutValue`: seat 0's margin,
+two seats). Its mean over the card drawn is exactly 0 whatever v is, as long as v depends
+on the position and the card drawn only, so the corrected result has the raw result's
+expectation; a good v removes the luck of the draws (:func:`first_draw_corrections` checks
+the zero mean by enumeration).
 
-There is no deal term: v is the same for both plays of a duplicate deal, and the players
-swap seats, so a deal term cancels exactly in a player's duplicate result. Variants: two
-seats with a compiled playout policy (Mountain and Gin; German, Crazy and Robber's are
-refused).
+N seats: a seat's result is its points minus the mean of the other seats'
+(:func:`analysis.relative`), linear in the points, so a correction d of the drawer's points
+is +d to its result and -d/(N-1) to every other seat's (:func:`seat_corrections`): the
+corrected results are the results of the corrected points, sum to 0 over the seats, and
+each has mean 0 over the card drawn. A German stock rebuilt from the discard pile (GE-8) is
+no chance term of its own: its contents are known, and each later draw is uniform over what
+is left of it, so it is corrected as any draw.
+
+There is no deal term: v does not depend on who plays, and ``a`` is rotated through every
+seat of a duplicate deal, so a deal term cancels exactly in a player's duplicate result.
+Variants: all (``hand``); ``rollouts=N`` two-seat Mountain and Gin (a compiled playout
+policy).
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ import numpy as np
 from mountain_rummy_env.core import rules
 from mountain_rummy_env.core.batch import step_batch
 from mountain_rummy_env.core.state import EVENT_NONE, LOC_HAND
+from mountain_rummy_env.variants.robbers import OPENING_MINIMUM
 
 DEFAULT_VALUE = "hand"
 
@@ -74,32 +83,133 @@ def dealt(variant, rec: HandRecord, deck=None):
 
 
 class HandValue:
-    """v = ``scale`` times the drawer's hand value on the spot: minus the least deadwood of
-    its hand after its best discard, for the drawer (the other seat's hand does not change
-    with the draw). Deterministic and cheap; ``"hand"`` (the variant's :data:`SCALES`) or
-    ``"hand=SCALE"``."""
+    """v = ``scale`` times the drawer's hand value on the spot, as a value of the drawer's
+    points (the other seats' hands do not change with the draw): ``"hand"`` (the variant's
+    :data:`SCALES`) or ``"hand=SCALE"``. Deterministic and cheap. Per variant:
 
-    # Fixed per variant from rules-vs-greedy deals with seeds 800000-800599 (the least-squares
-    # scale, rounded; Mountain's 1.4 did not hold on seeds 900000-900599, 1 did), so a study's
-    # deals never choose their own scale (docs/luck_skill.md, "Chance correction").
-    SCALES = {"mountain": 1.0, "gin": 0.5}
+    * Mountain, Gin, German, Crazy: minus the least deadwood (in-hand value of the cards the
+      best arrangement of the hand leaves unmelded) of the drawer's hand after its best
+      discard -- what it would lose if the hand ended after this turn and it could lay
+      down every meld it holds (German and Crazy through the two-deck solver, a card of
+      Crazy's wild rank as a wild; German's opening minimum is not modelled);
+    * Robber's: minus the in-hand value of what the drawer's best play now
+      (:func:`mountain_rummy_env.rearrange.best_rearrangement` on the table, as
+      :func:`mountain_rummy_env.robbers_play.best_play` weighs it: after opening the most
+      cards, before it only a play of 40 points or more from the hand alone) leaves in its
+      hand -- what it would lose if another seat went out next (RR-7).
+
+    Cards of one face are interchangeable, so each face in the stock is solved once."""
+
+    # Fixed per variant (and table size, where it has two) from rules-vs-greedy deals with
+    # seeds 800000-800599 (Mountain, Gin), 800000-800199 (German, Crazy) or 800000-800099
+    # (Robber's): the least-squares scale, rounded to one decimal and not below 0;
+    # Mountain's 1.4 did not hold on seeds 900000-900599, 1 did. A study's deals never
+    # choose their own scale (docs/luck_skill.md, "Chance correction"). Least squares:
+    # German 1.91 at 4 seats, 0.90 at 2; Crazy 0.47; Robber's 0.21 at 2 seats and -0.08 at
+    # 4 (its hand value does not follow a seat's result there: scale 0, no correction).
+    SCALES = {"mountain": 1.0, "gin": 0.5, ("german", 4): 1.9, ("german", 2): 0.9,
+              "crazy": 0.5, ("robbers", 2): 0.2, ("robbers", 4): 0.0}
+    FAMILIES = {"mountain": "one_deck", "gin": "one_deck", "german": "two_decks",
+                "crazy": "two_decks", "robbers": "robbers"}
+    NODE_LIMIT = 20_000      # Robber's solver nodes per card drawn (bounded time, deterministic)
 
     def __init__(self, variant, scale: float | None = None):
+        if variant.name not in self.FAMILIES:
+            raise NotImplementedError(f"no hand value for variant {variant.name!r}")
         self.variant = variant
-        self.scale = self.SCALES.get(variant.name, 1.0) if scale is None else scale
+        self.family = self.FAMILIES[variant.name]
+        if scale is None:
+            scale = self.SCALES.get((variant.name, variant.num_players),
+                                    self.SCALES.get(variant.name, 1.0))
+        self.scale = scale
 
-    def __call__(self, before, mask, action: int, deal: int, draw: int) -> np.ndarray:
-        from agents.search import _deadwood_dropping_each, _hands
-
+    def __call__(self, before, mask, action: int, deal: int, draw: int):
+        """``(seat, values)``: values[j] of seat ``seat``'s points with the card at stock
+        position ``stock_ptr + j`` drawn (j = 0: the card drawn)."""
         ptr, end = int(before["stock_ptr"]), int(before["stock_len"])
         drawer = int(before["current"])
         held = np.flatnonzero(before["loc"] == LOC_HAND + drawer)
         stock = before["stock"][ptr:end].astype(np.int64)
+        if self.scale == 0:                   # no correction (Robber's at 4 seats)
+            return drawer, np.zeros(len(stock))
+        if self.family == "one_deck":
+            return drawer, self._one_deck(held, stock)
+        faces = self._faces(before, np.arange(len(before["loc"])))
+        uniq, inverse = np.unique(faces[stock], return_inverse=True)
+        counts = np.bincount(faces[held], minlength=53).astype(np.int64)
+        if self.family == "two_decks":
+            per_face = self._two_decks(counts, uniq)
+        else:
+            per_face = self._robbers(before, drawer, counts, uniq)
+        return drawer, -self.scale * per_face[inverse]
+
+    def _faces(self, before, cards):
+        """Faces the cards play as this hand: a card of Crazy's wild rank is a wild (52)."""
+        f = np.asarray(self.variant.spec.card_face, dtype=np.int64)[cards]
+        wild = int(before["wild_rank"]) if "wild_rank" in before.dtype.names else -1
+        if wild >= 0:
+            f = np.where((f < 52) & (f % 13 == wild), 52, f)
+        return f
+
+    def _one_deck(self, held, stock):
+        from agents.search import _deadwood_dropping_each, _hands
+
         cards = np.concatenate([np.repeat(held[None], len(stock), axis=0), stock[:, None]], axis=1)
         bit, natural, bits, jokers = _hands(self.variant, cards, [])
-        value = -self.scale * _deadwood_dropping_each(self.variant, bit, natural, bits,
-                                                      jokers).min(axis=1)
-        return value if drawer == 0 else -value
+        return -self.scale * _deadwood_dropping_each(self.variant, bit, natural, bits,
+                                                     jokers).min(axis=1)
+
+    def _two_decks(self, counts, uniq):
+        """Least deadwood after the best discard, per face drawn (face counts ``counts``
+        of the hand before the draw)."""
+        from mountain_rummy_env.solver import best_deadwood_batch_multiset
+
+        rows = np.repeat(counts[None], len(uniq), axis=0)
+        rows[np.arange(len(uniq)), uniq] += 1                  # the hand after each draw
+        held = np.flatnonzero(rows.sum(axis=0))                # faces some row holds
+        drops = np.repeat(rows[:, None, :], len(held), axis=1)  # (draws, discards, 53)
+        drops[:, np.arange(len(held)), held] -= 1
+        valid = drops[:, np.arange(len(held)), held] >= 0      # the row holds that face
+        flat = np.maximum(drops.reshape(-1, 53), 0)           # invalid rows: masked below
+        bit = np.uint64(1) << np.arange(52, dtype=np.uint64)
+        once = ((flat[:, :52] >= 1) * bit).sum(axis=1, dtype=np.uint64)
+        twice = ((flat[:, :52] >= 2) * bit).sum(axis=1, dtype=np.uint64)
+        key = np.stack([once, twice, flat[:, 52].astype(np.uint64)], axis=1)
+        uk, back = np.unique(key, axis=0, return_inverse=True)
+        v = self.variant
+        dw = best_deadwood_batch_multiset(uk[:, 0], uk[:, 1], uk[:, 2].astype(np.int64),
+                                          v.table, v.spec.solver_values)
+        dw = dw[back.reshape(-1)].reshape(len(uniq), len(held)).astype(np.float64)
+        return np.where(valid, dw, np.inf).min(axis=1)
+
+    def _robbers(self, before, drawer, counts, uniq):
+        """In-hand value of what the best play leaves, per face drawn."""
+        from mountain_rummy_env.rearrange import best_rearrangement
+        from mountain_rummy_env.robbers_play import default_weights, slot_faces
+
+        v = self.variant
+        values = v.spec.hand_value.astype(np.float64)
+        opened = bool(before["placed_before"][drawer])
+        weights = default_weights(v, opened)
+        on_table = np.zeros(53, np.int64)
+        if opened:
+            for faces in slot_faces(v, before).values():
+                for f, n in faces.items():
+                    on_table[f] += n
+        out = np.empty(len(uniq))
+        for k, f in enumerate(uniq.tolist()):
+            hand = counts.copy()
+            hand[f] += 1
+            left = float(values[:52] @ hand[:52] + values[52] * hand[52])
+            r = best_rearrangement(v.table, on_table, hand, weights,
+                                   around_the_corner=v.config.around_the_corner,
+                                   table_is_legal=True, node_limit=self.NODE_LIMIT)
+            if r is not None and r.cards_placed:
+                placed = float(values[:52] @ r.used[:52] + values[52] * r.used_jokers)
+                if opened or placed >= OPENING_MINIMUM:
+                    left -= placed
+            out[k] = left
+        return out
 
 
 class RolloutValue:
@@ -110,7 +220,12 @@ class RolloutValue:
     position and the card drawn only."""
 
     def __init__(self, variant, rollouts: int = 8, seed: int = 0):
-        from agents.fastpolicy import rollout_tables
+        from agents.fastpolicy import check_playout_policy, rollout_tables
+
+        if variant.num_players != 2:
+            raise NotImplementedError(f"rollout values need two seats; {variant.name!r} has "
+                                      f"{variant.num_players}")
+        check_playout_policy(variant)
 
         self.variant = variant
         self.rollouts = rollouts
@@ -145,7 +260,7 @@ class RolloutValue:
         states["stock"][:, rest] = stock
         values = np.zeros(k * r, dtype=np.float64)
         playout_batch(states, spec, masks, self.scratch, values, 0, finished, self.tables)
-        return values.reshape(k, r).mean(axis=1)
+        return 0, values.reshape(k, r).mean(axis=1)     # seat 0's margin: its relative result
 
 
 _SALT = int.from_bytes(hashlib.sha256(b"aivat").digest()[:4], "little")
@@ -176,31 +291,44 @@ def make_value(variant, text: str, seed: int = 0):
     return RolloutValue(variant, int(number), seed)
 
 
+def seat_corrections(seat: int, delta: float, seats: int) -> np.ndarray:
+    """A draw's correction of every seat's result (a seat's points minus the mean of the
+    other seats', :func:`analysis.relative`) when it corrects seat ``seat``'s points by
+    ``delta``: ``+delta`` for that seat, ``-delta / (seats - 1)`` for each other one. The
+    result is linear in the points, so this is exactly the results of the corrected points;
+    the corrections sum to 0 over the seats, as the results do."""
+    out = np.full(seats, -delta / (seats - 1))
+    out[seat] = delta
+    return out
+
+
 class ChanceCorrector:
-    """Computes the chance correction of hands of ``variant`` (2 seats, a variant with a
-    compiled playout policy: Mountain, Gin) with the value function ``value``
-    (:func:`make_value`)."""
+    """Computes the chance correction of hands of ``variant`` (any variant with a
+    :class:`HandValue`, any number of seats; ``rollouts=N`` two-seat Mountain and Gin)
+    with the value function ``value`` (:func:`make_value`)."""
 
     def __init__(self, variant, value: str = DEFAULT_VALUE, seed: int = 0):
-        from agents.fastpolicy import check_playout_policy
-
-        if variant.num_players != 2:
-            raise NotImplementedError(
-                f"the chance correction needs two seats; {variant.name!r} has {variant.num_players}")
-        check_playout_policy(variant)
         self.variant = variant
+        self.seats = variant.num_players
         self.value = make_value(variant, value, seed)
 
-    def hand(self, rec: HandRecord) -> float:
-        """The sum of the hand's draw corrections to seat 0's margin (seat 1's is minus it)."""
-        return float(sum(self.draw_corrections(rec)))
+    def hand(self, rec: HandRecord) -> np.ndarray:
+        """The sum of the hand's draw corrections of each seat's result (they sum to 0)."""
+        out = np.zeros(self.seats)
+        for seat, delta in self.draw_corrections(rec, seats=True):
+            out += seat_corrections(seat, delta, self.seats)
+        return out
 
-    def draw_corrections(self, rec: HandRecord, deck=None, draws: int | None = None) -> list[float]:
-        """One correction per stock draw of the hand, in turn; only the first ``draws`` (the
-        replay stops there). ``deck`` replaces the deal's deck order (the actions up to
-        there must stay legal)."""
+    def draw_corrections(self, rec: HandRecord, deck=None, draws: int | None = None,
+                         seats: bool = False) -> list:
+        """One correction per stock draw of the hand, in turn: of the drawing seat's points
+        (``(seat, correction)`` with ``seats``); only the first ``draws`` (the replay stops
+        there). ``deck`` replaces the deal's deck order (the actions up to there must stay
+        legal). A German stock rebuilt from the discard pile (GE-8) is no term of its own:
+        its cards are known, and the draws from it are corrected as any draw."""
         game = dealt(self.variant, rec, deck)
         out = []
+        rebuilt = "rebuilt" in game.states[0].dtype.names
         for step, action in enumerate(rec.actions):
             if game.states[0]["phase"] >= 3:
                 raise ReplayError(f"deal {rec.deal}: the hand ended before action {step} "
@@ -210,13 +338,18 @@ class ChanceCorrector:
                 game.step_one(0, action)
             except ValueError as err:
                 raise ReplayError(f"deal {rec.deal}, action {step}: {err}") from err
-            drawn = int(game.states[0]["stock_ptr"]) - int(before["stock_ptr"])
-            if drawn == 1 and game.states[0]["stock_len"] == before["stock_len"]:
-                values = self.value(before, mask, action, rec.deal, len(out))
-                out.append(float(values.mean() - values[0]))
+            after = game.states[0]
+            drawn = int(after["stock_ptr"]) - int(before["stock_ptr"])
+            if drawn == 1 and after["stock_len"] == before["stock_len"]:
+                seat, values = self.value(before, mask, action, rec.deal, len(out))
+                delta = float(values.mean() - values[0])
+                out.append((seat, delta) if seats else delta)
                 if len(out) == draws:
                     return out
-            elif drawn != 0 or game.states[0]["stock_len"] != before["stock_len"]:
+            elif rebuilt and after["rebuilt"] and not before["rebuilt"] \
+                    and int(after["stock_ptr"]) == 0:
+                pass                   # GE-8: the stock rebuilt; its draws are corrected
+            elif drawn != 0 or after["stock_len"] != before["stock_len"]:
                 raise NotImplementedError(f"deal {rec.deal}, action {step}: a stock change "
                                           "other than one card drawn is not a supported chance event")
         if game.states[0]["phase"] < 3:
@@ -244,14 +377,11 @@ def first_draw_corrections(corrector: ChanceCorrector, rec: HandRecord) -> np.nd
 
 def correct_row(row: dict, variant, value: str = DEFAULT_VALUE, seed: int = 0) -> dict:
     """The chance correction of every hand of a duplicate-deal row: ``chance[play][seat]``
-    (added to the seats' results: seat 0's margin gets +c, seat 1's -c), and the seconds
-    it took."""
+    (added to the seats' results, a seat's points minus the mean of the others'; they sum
+    to 0 over the seats: two seats +c and -c), and the seconds it took."""
     begun = time.process_time()
     corrector = _corrector(variant, value, seed)
-    chance = []
-    for rec in hand_records(row):
-        c = corrector.hand(rec)
-        chance.append([c, -c])
+    chance = [corrector.hand(rec).tolist() for rec in hand_records(row)]
     return {"chance": chance, "value": value, "cpu_seconds": time.process_time() - begun}
 
 
@@ -265,10 +395,10 @@ def _corrector(variant, value: str, seed: int) -> ChanceCorrector:
     return _CORRECTORS[key]
 
 
-def supported(variant) -> str:
-    """Why ``variant`` cannot be chance-corrected here, or "" when it can."""
+def supported(variant, value: str = DEFAULT_VALUE) -> str:
+    """Why ``variant`` cannot be chance-corrected here with ``value``, or "" when it can."""
     try:
-        ChanceCorrector(variant)
+        ChanceCorrector(variant, value)
     except NotImplementedError as err:
         return str(err)
     return ""

@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from ..cards import JOKER_FACE, NUM_RANKS
+from ..solver import _popcount
 from .state import (
     BONUS_BASE, BONUS_HIGH, BONUS_SUMMIT, BONUS_UNDERCUT, END_BASE_CAMP, END_EXHAUSTED,
     END_HIGH_CAMP, END_KNOCK, END_NONE, EVENT_GAME_OVER, EVENT_HAND_OVER, EVENT_NONE,
@@ -298,11 +299,8 @@ def hand_mask_bits(face_card):
 
 @njit(cache=True)
 def popcount(x):
-    n = 0
-    while x:
-        x &= x - np.uint64(1)
-        n += 1
-    return n
+    """Set bits of a face mask: one POPCNT (the template tests run it per template)."""
+    return _popcount(x)
 
 
 # --------------------------------------------------------------------------------------
@@ -1117,20 +1115,91 @@ def best_fit_reachable(s, spec, scratch, levels, enough):
 
 
 @njit(cache=True)
-def obligation_reachable(s, spec, scratch):
+def obligation_fits_now(s, spec):
+    """Sufficient for :func:`obligation_fit` == 2, from one scan of the cards and face
+    bitmasks, no allocation: the obligation card k (a natural) can be laid off now keeping a
+    card that may be discarded, or melded now from the hand (no regroup) keeping one or
+    emptying the hand. It reads the same choices :func:`placement_candidates` and
+    :func:`resolve_meld` make: k is its face's only card (one deck), a missing face is
+    filled by a joker declared as it unless that face is face up, jokers taken this turn
+    are used before the others. False (decide by the search) for a joker k, two decks, or
+    a template naming a face twice."""
+    k = s.obligation
+    if k < 0 or spec.num_naturals > NUM_RANKS * 4 or s.wild_rank >= 0:
+        return False
+    f = spec.card_face[k]
+    if f == JOKER_FACE or s.taken[k] == 0:
+        return False
+    p = s.current
+    size = 0
+    free = 0
+    nj_taken = 0
+    nj = 0
+    held = np.uint64(0)
+    free_bits = np.uint64(0)
+    up = np.uint64(0)
+    one = np.uint64(1)
+    for c in range(spec.num_cards):
+        loc = s.loc[c]
+        if loc == LOC_TABLE:
+            up |= one << np.uint64(s.shown[c])
+        elif loc == LOC_HAND + p:
+            size += 1
+            g = spec.card_face[c]
+            taken = s.taken[c] != 0
+            if not taken:
+                free += 1
+            if g == JOKER_FACE:
+                nj += 1
+                if taken:
+                    nj_taken += 1
+            else:
+                held |= one << np.uint64(g)
+                if not taken:
+                    free_bits |= one << np.uint64(g)
+    # a layoff of k uses k alone (taken this turn)
+    if free > 0 or size == 1:
+        for m in range(spec.max_melds):
+            if s.m_kind[m] != MELD_EMPTY and layoff_position(s, spec, m, f) >= 0:
+                return True
+    for i in range(spec.by_face_count[f]):
+        t = spec.by_face[f, i]
+        tm = spec.t_mask[t]
+        n = spec.t_len[t]
+        if popcount(tm) != n:
+            continue
+        missing = tm & ~held
+        if (missing & up) != 0:
+            continue
+        need = popcount(missing)
+        if need > nj:
+            continue
+        free_used = popcount(tm & free_bits) + max(0, need - nj_taken)
+        if free > free_used or size == n:
+            return True
+    return False
+
+
+@njit(cache=True)
+def obligation_reachable(s, spec, scratch, fast=True):
     """MR-7.1 exactly: can the pending obligation card k still be placed this turn by some
     sequence of placements, leaving a way to end the turn (MR-7.3)? Either
 
     - k is placed and a card that may be discarded is kept (or the hand is emptied), after
       at most ``MAX_REACH_DEPTH`` placements that may enable it (:func:`best_fit_reachable`);
     - or k can be placed, but only by giving up every card that may be discarded: then
-      every card in the hand must be placed this turn, k among them (:func:`can_clear`)."""
+      every card in the hand must be placed this turn, k among them (:func:`can_clear`).
+
+    With ``fast`` a position where k fits now (:func:`obligation_fits_now`, most of them)
+    is answered without the search; ``fast=False`` always searches (the tests' reference)."""
+    if fast and obligation_fits_now(s, spec):
+        return True
     fit = best_fit_reachable(s, spec, scratch, min(MAX_REACH_DEPTH, len(scratch) - 1), 2)
     return fit == 2 or fit == 1 and can_clear(s, spec, scratch)
 
 
 @njit(cache=True)
-def placement_mask(s, spec, mask, scratch, check_end):
+def placement_mask(s, spec, mask, scratch, check_end, fast=True):
     """Unmask the meld, regroup and layoff actions of the current player; returns how many.
 
     With ``check_end`` (play phase) each must leave a way to end the turn. While a deep-draw
@@ -1147,7 +1216,7 @@ def placement_mask(s, spec, mask, scratch, check_end):
             scratch[len(scratch) - 1] = s
             probe = scratch[len(scratch) - 1]
             apply_placement(probe, spec, acts[i])
-            if not obligation_reachable(probe, spec, scratch[: len(scratch) - 1]):
+            if not obligation_reachable(probe, spec, scratch[: len(scratch) - 1], fast):
                 continue
         elif check_end and not can_end_after(s, spec, acts[i], size - n_hand[i],
                                              free - free_used[i], scratch):
@@ -1176,6 +1245,19 @@ def take_cards(s, depth):
 @njit(cache=True)
 def legal_mask(s, spec, mask, scratch):
     """Write the exact legal-action mask of game ``s`` into ``mask`` (int8, zeroed here)."""
+    legal_mask_exact(s, spec, mask, scratch, True)
+
+
+@njit(cache=True)
+def legal_mask_full(s, spec, mask, scratch):
+    """:func:`legal_mask` without its shortcuts (every deep-draw question searched in full):
+    the reference the tests hold the mask to (tests/test_mask_fast_paths.py)."""
+    legal_mask_exact(s, spec, mask, scratch, False)
+
+
+@njit(cache=True)
+def legal_mask_exact(s, spec, mask, scratch, fast):
+    """:func:`legal_mask`; ``fast`` takes the shortcuts of :func:`obligation_reachable`."""
     mask[:] = 0
     phase = s.phase
     if phase == PHASE_DRAW:
@@ -1202,16 +1284,16 @@ def legal_mask(s, spec, mask, scratch):
             scratch[len(scratch) - 1] = s
             after = scratch[len(scratch) - 1]
             take_cards(after, depth)
-            if obligation_reachable(after, spec, scratch[: len(scratch) - 1]):
+            if obligation_reachable(after, spec, scratch[: len(scratch) - 1], fast):
                 mask[spec.a_take + c] = 1
         return
     if phase == PHASE_RESPONSE:
         mask[spec.a_done] = 1
-        placement_mask(s, spec, mask, scratch, False)
+        placement_mask(s, spec, mask, scratch, False, fast)
         return
     if phase != PHASE_PLAY:
         return
-    placement_mask(s, spec, mask, scratch, True)
+    placement_mask(s, spec, mask, scratch, True, fast)
     if s.obligation >= 0:
         return
     p = s.current

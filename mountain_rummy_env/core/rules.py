@@ -236,18 +236,25 @@ def hand_view(s, spec, p, face_card, jokers):
     size = 0
     free = 0
     deadwood = 0
+    loc = s.loc   # the record's arrays and fields read once, not per card
+    taken = s.taken
+    card_face = spec.card_face
+    wild = s.wild_rank
+    at = LOC_HAND + p
     for c in range(spec.num_cards):
-        if s.loc[c] != LOC_HAND + p:
+        if loc[c] != at:
             continue
         size += 1
-        if s.taken[c] == 0:
+        if taken[c] == 0:
             free += 1
-        f = card_face_now(s, spec, c)
+        f = card_face[c]   # card_face_now, inlined
+        if wild >= 0 and f < JOKER_FACE and f % NUM_RANKS == wild:
+            f = JOKER_FACE
         deadwood += spec.hand_value[f]
         if f == JOKER_FACE:
             jokers[nj] = c
             nj += 1
-        elif face_card[f] < 0 or s.taken[c] != 0:
+        elif face_card[f] < 0 or taken[c] != 0:
             face_card[f] = c
     # order jokers: the obligation card, then taken ones, then the rest
     for a in range(nj):
@@ -267,10 +274,12 @@ def table_view(s, spec, shown_card, face_up):
     for f in range(JOKER_FACE):
         shown_card[f] = -1
         face_up[f] = 0
+    loc = s.loc
+    shown = s.shown
     for c in range(spec.num_cards):
-        if s.loc[c] != LOC_TABLE:
+        if loc[c] != LOC_TABLE:
             continue
-        f = s.shown[c]
+        f = shown[c]
         face_up[f] += 1
         if shown_card[f] < 0 or is_wild(s, spec, shown_card[f]):
             shown_card[f] = c
@@ -295,6 +304,23 @@ def hand_mask_bits(face_card):
         if face_card[f] >= 0:
             bits |= np.uint64(1) << np.uint64(f)
     return bits
+
+
+@njit(cache=True)
+def hand_counts(s, spec, p):
+    """(hand size, cards that may be discarded) of seat ``p``: :func:`hand_view`'s counts
+    without its arrays."""
+    loc = s.loc
+    taken = s.taken
+    at = LOC_HAND + p
+    size = 0
+    free = 0
+    for c in range(spec.num_cards):
+        if loc[c] == at:
+            size += 1
+            if taken[c] == 0:
+                free += 1
+    return size, free
 
 
 @njit(cache=True)
@@ -706,6 +732,16 @@ def placement_candidates(s, spec, require_face, acts, n_hand, free_used, uses, p
     the turn could end afterwards. Per candidate: action id, hand cards used, discardable
     cards used, whether it uses the obligation card, and the faces it puts in a meld
     (bitmask). ``require_face`` >= 0 keeps only candidates holding that face. Returns the count."""
+    return placement_candidates_of(s, spec, require_face, False, np.uint64(0), acts, n_hand,
+                                   free_used, uses, placed)
+
+
+@njit(cache=True)
+def placement_candidates_of(s, spec, require_face, regroups_only, regroup_faces, acts, n_hand,
+                            free_used, uses, placed):
+    """:func:`placement_candidates`; with ``regroups_only`` the new melds from the hand are
+    left out, and so are regroups of templates holding none of ``regroup_faces`` (the
+    candidates :func:`may_enable` could accept; same order otherwise)."""
     p = s.current
     face_card, jokers, nj, size, free, shown_card, face_up = position_views(s, spec, p)
     used = np.empty(MELD_WIDTH, np.int16)
@@ -718,9 +754,13 @@ def placement_candidates(s, spec, require_face, acts, n_hand, free_used, uses, p
     for regroup in range(2):
         if regroup == 1 and detachable == 0:
             break
+        if regroup == 0 and regroups_only:
+            continue
         n_templates = spec.by_face_count[require_face] if narrow else spec.num_templates
         for k in range(n_templates):
             t = spec.by_face[require_face, k] if narrow else k
+            if regroups_only and (spec.t_mask[t] & regroup_faces) == 0:
+                continue
             if not template_may_fit(spec.t_mask[t], regroup, hand_bits, detachable, nj):
                 continue
             removed[:] = 0
@@ -807,8 +847,7 @@ def obligation_fit(s, spec, acts, n_hand, free_used, uses, placed):
     face = spec.card_face[k]
     count = placement_candidates(s, spec, face if face < JOKER_FACE else -1, acts, n_hand,
                                  free_used, uses, placed)
-    nj, size, free, _ = hand_view(s, spec, s.current, np.empty(JOKER_FACE, np.int16),
-                                  np.empty(8, np.int16))
+    size, free = hand_counts(s, spec, s.current)
     fit = 0
     for i in range(count):
         if uses[i]:
@@ -1040,8 +1079,11 @@ def may_enable(s, spec, a, placed, joker, related, sources):
 @njit(cache=True)
 def enabling_steps(s, spec, joker, related, sources, steps, acts, n_hand, free_used, uses, placed):
     """Fill ``steps`` with the placements that :func:`may_enable` the obligation card now
-    (the candidate buffers are scratch); returns how many."""
-    count = placement_candidates(s, spec, -1, acts, n_hand, free_used, uses, placed)
+    (the candidate buffers are scratch); returns how many. New melds from the hand never
+    do, nor regroups of templates without a ``sources`` face when k is a natural, so those
+    are not enumerated."""
+    count = placement_candidates_of(s, spec, -1, True, ~np.uint64(0) if joker else sources,
+                                    acts, n_hand, free_used, uses, placed)
     n = 0
     for i in range(count):
         if not uses[i] and may_enable(s, spec, acts[i], placed[i], joker, related, sources):
@@ -1085,6 +1127,8 @@ def best_fit_reachable(s, spec, scratch, levels, enough):
     count = np.zeros(levels, np.int64)
     count[0] = enabling_steps(s, spec, joker, related, sources, steps[0], acts, n_hand,
                               free_used, uses, placed)
+    if count[0] == 0:   # nothing can prepare k: the search would visit no position
+        return best
     cursor = np.zeros(levels, np.int64)
     keys, depths = visited_table()
     stored = 0
@@ -1207,8 +1251,7 @@ def placement_mask(s, spec, mask, scratch, check_end, fast=True):
     placeable by some later sequence of placements (:func:`obligation_reachable`)."""
     acts, n_hand, free_used, uses, placed = candidate_buffers(spec)
     count = placement_candidates(s, spec, -1, acts, n_hand, free_used, uses, placed)
-    nj, size, free, _ = hand_view(s, spec, s.current, np.empty(JOKER_FACE, np.int16),
-                                  np.empty(8, np.int16))
+    size, free = hand_counts(s, spec, s.current)
     k = s.obligation
     legal = 0
     for i in range(count):

@@ -717,10 +717,11 @@ def each_card_placeable(s, spec, scratch):
 def position_views(s, spec, p):
     """Hand and table views of player ``p`` used to resolve placements (see hand_view,
     table_view): (face_card, jokers, nj, size, free, shown_card, face_up)."""
-    face_card = np.empty(JOKER_FACE, np.int16)
-    jokers = np.empty(8, np.int16)
-    shown_card = np.empty(JOKER_FACE, np.int16)
-    face_up = np.empty(JOKER_FACE, np.int16)
+    views = np.empty(3 * JOKER_FACE + 8, np.int16)   # one allocation, four views of it
+    face_card = views[:JOKER_FACE]
+    shown_card = views[JOKER_FACE:2 * JOKER_FACE]
+    face_up = views[2 * JOKER_FACE:3 * JOKER_FACE]
+    jokers = views[3 * JOKER_FACE:]
     nj, size, free, _ = hand_view(s, spec, p, face_card, jokers)
     table_view(s, spec, shown_card, face_up)
     return face_card, jokers, nj, size, free, shown_card, face_up
@@ -744,8 +745,9 @@ def placement_candidates_of(s, spec, require_face, regroups_only, regroup_faces,
     candidates :func:`may_enable` could accept; same order otherwise)."""
     p = s.current
     face_card, jokers, nj, size, free, shown_card, face_up = position_views(s, spec, p)
-    used = np.empty(MELD_WIDTH, np.int16)
-    decl = np.empty(MELD_WIDTH, np.int16)
+    pair = np.empty(2 * MELD_WIDTH, np.int16)
+    used = pair[:MELD_WIDTH]
+    decl = pair[MELD_WIDTH:]
     removed = np.zeros(spec.num_cards, np.int8)
     hand_bits = hand_mask_bits(face_card)
     detachable = others_faces(s, spec, p, shown_card)

@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from ..cards import JOKER_FACE, NUM_RANKS
+from ..solver import _popcount
 from .state import (
     BONUS_BASE, BONUS_HIGH, BONUS_SUMMIT, BONUS_UNDERCUT, END_BASE_CAMP, END_EXHAUSTED,
     END_HIGH_CAMP, END_KNOCK, END_NONE, EVENT_GAME_OVER, EVENT_HAND_OVER, EVENT_NONE,
@@ -235,18 +236,25 @@ def hand_view(s, spec, p, face_card, jokers):
     size = 0
     free = 0
     deadwood = 0
+    loc = s.loc   # the record's arrays and fields read once, not per card
+    taken = s.taken
+    card_face = spec.card_face
+    wild = s.wild_rank
+    at = LOC_HAND + p
     for c in range(spec.num_cards):
-        if s.loc[c] != LOC_HAND + p:
+        if loc[c] != at:
             continue
         size += 1
-        if s.taken[c] == 0:
+        if taken[c] == 0:
             free += 1
-        f = card_face_now(s, spec, c)
+        f = card_face[c]   # card_face_now, inlined
+        if wild >= 0 and f < JOKER_FACE and f % NUM_RANKS == wild:
+            f = JOKER_FACE
         deadwood += spec.hand_value[f]
         if f == JOKER_FACE:
             jokers[nj] = c
             nj += 1
-        elif face_card[f] < 0 or s.taken[c] != 0:
+        elif face_card[f] < 0 or taken[c] != 0:
             face_card[f] = c
     # order jokers: the obligation card, then taken ones, then the rest
     for a in range(nj):
@@ -266,10 +274,12 @@ def table_view(s, spec, shown_card, face_up):
     for f in range(JOKER_FACE):
         shown_card[f] = -1
         face_up[f] = 0
+    loc = s.loc
+    shown = s.shown
     for c in range(spec.num_cards):
-        if s.loc[c] != LOC_TABLE:
+        if loc[c] != LOC_TABLE:
             continue
-        f = s.shown[c]
+        f = shown[c]
         face_up[f] += 1
         if shown_card[f] < 0 or is_wild(s, spec, shown_card[f]):
             shown_card[f] = c
@@ -297,12 +307,26 @@ def hand_mask_bits(face_card):
 
 
 @njit(cache=True)
+def hand_counts(s, spec, p):
+    """(hand size, cards that may be discarded) of seat ``p``: :func:`hand_view`'s counts
+    without its arrays."""
+    loc = s.loc
+    taken = s.taken
+    at = LOC_HAND + p
+    size = 0
+    free = 0
+    for c in range(spec.num_cards):
+        if loc[c] == at:
+            size += 1
+            if taken[c] == 0:
+                free += 1
+    return size, free
+
+
+@njit(cache=True)
 def popcount(x):
-    n = 0
-    while x:
-        x &= x - np.uint64(1)
-        n += 1
-    return n
+    """Set bits of a face mask: one POPCNT (the template tests run it per template)."""
+    return _popcount(x)
 
 
 # --------------------------------------------------------------------------------------
@@ -693,10 +717,11 @@ def each_card_placeable(s, spec, scratch):
 def position_views(s, spec, p):
     """Hand and table views of player ``p`` used to resolve placements (see hand_view,
     table_view): (face_card, jokers, nj, size, free, shown_card, face_up)."""
-    face_card = np.empty(JOKER_FACE, np.int16)
-    jokers = np.empty(8, np.int16)
-    shown_card = np.empty(JOKER_FACE, np.int16)
-    face_up = np.empty(JOKER_FACE, np.int16)
+    views = np.empty(3 * JOKER_FACE + 8, np.int16)   # one allocation, four views of it
+    face_card = views[:JOKER_FACE]
+    shown_card = views[JOKER_FACE:2 * JOKER_FACE]
+    face_up = views[2 * JOKER_FACE:3 * JOKER_FACE]
+    jokers = views[3 * JOKER_FACE:]
     nj, size, free, _ = hand_view(s, spec, p, face_card, jokers)
     table_view(s, spec, shown_card, face_up)
     return face_card, jokers, nj, size, free, shown_card, face_up
@@ -708,10 +733,21 @@ def placement_candidates(s, spec, require_face, acts, n_hand, free_used, uses, p
     the turn could end afterwards. Per candidate: action id, hand cards used, discardable
     cards used, whether it uses the obligation card, and the faces it puts in a meld
     (bitmask). ``require_face`` >= 0 keeps only candidates holding that face. Returns the count."""
+    return placement_candidates_of(s, spec, require_face, False, np.uint64(0), acts, n_hand,
+                                   free_used, uses, placed)
+
+
+@njit(cache=True)
+def placement_candidates_of(s, spec, require_face, regroups_only, regroup_faces, acts, n_hand,
+                            free_used, uses, placed):
+    """:func:`placement_candidates`; with ``regroups_only`` the new melds from the hand are
+    left out, and so are regroups of templates holding none of ``regroup_faces`` (the
+    candidates :func:`may_enable` could accept; same order otherwise)."""
     p = s.current
     face_card, jokers, nj, size, free, shown_card, face_up = position_views(s, spec, p)
-    used = np.empty(MELD_WIDTH, np.int16)
-    decl = np.empty(MELD_WIDTH, np.int16)
+    pair = np.empty(2 * MELD_WIDTH, np.int16)
+    used = pair[:MELD_WIDTH]
+    decl = pair[MELD_WIDTH:]
     removed = np.zeros(spec.num_cards, np.int8)
     hand_bits = hand_mask_bits(face_card)
     detachable = others_faces(s, spec, p, shown_card)
@@ -720,9 +756,13 @@ def placement_candidates(s, spec, require_face, acts, n_hand, free_used, uses, p
     for regroup in range(2):
         if regroup == 1 and detachable == 0:
             break
+        if regroup == 0 and regroups_only:
+            continue
         n_templates = spec.by_face_count[require_face] if narrow else spec.num_templates
         for k in range(n_templates):
             t = spec.by_face[require_face, k] if narrow else k
+            if regroups_only and (spec.t_mask[t] & regroup_faces) == 0:
+                continue
             if not template_may_fit(spec.t_mask[t], regroup, hand_bits, detachable, nj):
                 continue
             removed[:] = 0
@@ -809,8 +849,7 @@ def obligation_fit(s, spec, acts, n_hand, free_used, uses, placed):
     face = spec.card_face[k]
     count = placement_candidates(s, spec, face if face < JOKER_FACE else -1, acts, n_hand,
                                  free_used, uses, placed)
-    nj, size, free, _ = hand_view(s, spec, s.current, np.empty(JOKER_FACE, np.int16),
-                                  np.empty(8, np.int16))
+    size, free = hand_counts(s, spec, s.current)
     fit = 0
     for i in range(count):
         if uses[i]:
@@ -1042,8 +1081,11 @@ def may_enable(s, spec, a, placed, joker, related, sources):
 @njit(cache=True)
 def enabling_steps(s, spec, joker, related, sources, steps, acts, n_hand, free_used, uses, placed):
     """Fill ``steps`` with the placements that :func:`may_enable` the obligation card now
-    (the candidate buffers are scratch); returns how many."""
-    count = placement_candidates(s, spec, -1, acts, n_hand, free_used, uses, placed)
+    (the candidate buffers are scratch); returns how many. New melds from the hand never
+    do, nor regroups of templates without a ``sources`` face when k is a natural, so those
+    are not enumerated."""
+    count = placement_candidates_of(s, spec, -1, True, ~np.uint64(0) if joker else sources,
+                                    acts, n_hand, free_used, uses, placed)
     n = 0
     for i in range(count):
         if not uses[i] and may_enable(s, spec, acts[i], placed[i], joker, related, sources):
@@ -1087,6 +1129,8 @@ def best_fit_reachable(s, spec, scratch, levels, enough):
     count = np.zeros(levels, np.int64)
     count[0] = enabling_steps(s, spec, joker, related, sources, steps[0], acts, n_hand,
                               free_used, uses, placed)
+    if count[0] == 0:   # nothing can prepare k: the search would visit no position
+        return best
     cursor = np.zeros(levels, np.int64)
     keys, depths = visited_table()
     stored = 0
@@ -1117,20 +1161,91 @@ def best_fit_reachable(s, spec, scratch, levels, enough):
 
 
 @njit(cache=True)
-def obligation_reachable(s, spec, scratch):
+def obligation_fits_now(s, spec):
+    """Sufficient for :func:`obligation_fit` == 2, from one scan of the cards and face
+    bitmasks, no allocation: the obligation card k (a natural) can be laid off now keeping a
+    card that may be discarded, or melded now from the hand (no regroup) keeping one or
+    emptying the hand. It reads the same choices :func:`placement_candidates` and
+    :func:`resolve_meld` make: k is its face's only card (one deck), a missing face is
+    filled by a joker declared as it unless that face is face up, jokers taken this turn
+    are used before the others. False (decide by the search) for a joker k, two decks, or
+    a template naming a face twice."""
+    k = s.obligation
+    if k < 0 or spec.num_naturals > NUM_RANKS * 4 or s.wild_rank >= 0:
+        return False
+    f = spec.card_face[k]
+    if f == JOKER_FACE or s.taken[k] == 0:
+        return False
+    p = s.current
+    size = 0
+    free = 0
+    nj_taken = 0
+    nj = 0
+    held = np.uint64(0)
+    free_bits = np.uint64(0)
+    up = np.uint64(0)
+    one = np.uint64(1)
+    for c in range(spec.num_cards):
+        loc = s.loc[c]
+        if loc == LOC_TABLE:
+            up |= one << np.uint64(s.shown[c])
+        elif loc == LOC_HAND + p:
+            size += 1
+            g = spec.card_face[c]
+            taken = s.taken[c] != 0
+            if not taken:
+                free += 1
+            if g == JOKER_FACE:
+                nj += 1
+                if taken:
+                    nj_taken += 1
+            else:
+                held |= one << np.uint64(g)
+                if not taken:
+                    free_bits |= one << np.uint64(g)
+    # a layoff of k uses k alone (taken this turn)
+    if free > 0 or size == 1:
+        for m in range(spec.max_melds):
+            if s.m_kind[m] != MELD_EMPTY and layoff_position(s, spec, m, f) >= 0:
+                return True
+    for i in range(spec.by_face_count[f]):
+        t = spec.by_face[f, i]
+        tm = spec.t_mask[t]
+        n = spec.t_len[t]
+        if popcount(tm) != n:
+            continue
+        missing = tm & ~held
+        if (missing & up) != 0:
+            continue
+        need = popcount(missing)
+        if need > nj:
+            continue
+        free_used = popcount(tm & free_bits) + max(0, need - nj_taken)
+        if free > free_used or size == n:
+            return True
+    return False
+
+
+@njit(cache=True)
+def obligation_reachable(s, spec, scratch, fast=True):
     """MR-7.1 exactly: can the pending obligation card k still be placed this turn by some
     sequence of placements, leaving a way to end the turn (MR-7.3)? Either
 
     - k is placed and a card that may be discarded is kept (or the hand is emptied), after
       at most ``MAX_REACH_DEPTH`` placements that may enable it (:func:`best_fit_reachable`);
     - or k can be placed, but only by giving up every card that may be discarded: then
-      every card in the hand must be placed this turn, k among them (:func:`can_clear`)."""
+      every card in the hand must be placed this turn, k among them (:func:`can_clear`).
+
+    With ``fast`` a position where k fits now (:func:`obligation_fits_now`, most of them)
+    is answered without the search; ``fast=False`` always searches (the tests' reference)."""
+    if fast and obligation_fits_now(s, spec):
+        return True
     fit = best_fit_reachable(s, spec, scratch, min(MAX_REACH_DEPTH, len(scratch) - 1), 2)
     return fit == 2 or fit == 1 and can_clear(s, spec, scratch)
 
 
 @njit(cache=True)
-def placement_mask(s, spec, mask, scratch, check_end):
+def placement_mask(s, spec, mask, scratch, check_end, fast=True):
     """Unmask the meld, regroup and layoff actions of the current player; returns how many.
 
     With ``check_end`` (play phase) each must leave a way to end the turn. While a deep-draw
@@ -1138,8 +1253,7 @@ def placement_mask(s, spec, mask, scratch, check_end):
     placeable by some later sequence of placements (:func:`obligation_reachable`)."""
     acts, n_hand, free_used, uses, placed = candidate_buffers(spec)
     count = placement_candidates(s, spec, -1, acts, n_hand, free_used, uses, placed)
-    nj, size, free, _ = hand_view(s, spec, s.current, np.empty(JOKER_FACE, np.int16),
-                                  np.empty(8, np.int16))
+    size, free = hand_counts(s, spec, s.current)
     k = s.obligation
     legal = 0
     for i in range(count):
@@ -1147,7 +1261,7 @@ def placement_mask(s, spec, mask, scratch, check_end):
             scratch[len(scratch) - 1] = s
             probe = scratch[len(scratch) - 1]
             apply_placement(probe, spec, acts[i])
-            if not obligation_reachable(probe, spec, scratch[: len(scratch) - 1]):
+            if not obligation_reachable(probe, spec, scratch[: len(scratch) - 1], fast):
                 continue
         elif check_end and not can_end_after(s, spec, acts[i], size - n_hand[i],
                                              free - free_used[i], scratch):
@@ -1176,6 +1290,19 @@ def take_cards(s, depth):
 @njit(cache=True)
 def legal_mask(s, spec, mask, scratch):
     """Write the exact legal-action mask of game ``s`` into ``mask`` (int8, zeroed here)."""
+    legal_mask_exact(s, spec, mask, scratch, True)
+
+
+@njit(cache=True)
+def legal_mask_full(s, spec, mask, scratch):
+    """:func:`legal_mask` without its shortcuts (every deep-draw question searched in full):
+    the reference the tests hold the mask to (tests/test_mask_fast_paths.py)."""
+    legal_mask_exact(s, spec, mask, scratch, False)
+
+
+@njit(cache=True)
+def legal_mask_exact(s, spec, mask, scratch, fast):
+    """:func:`legal_mask`; ``fast`` takes the shortcuts of :func:`obligation_reachable`."""
     mask[:] = 0
     phase = s.phase
     if phase == PHASE_DRAW:
@@ -1202,16 +1329,16 @@ def legal_mask(s, spec, mask, scratch):
             scratch[len(scratch) - 1] = s
             after = scratch[len(scratch) - 1]
             take_cards(after, depth)
-            if obligation_reachable(after, spec, scratch[: len(scratch) - 1]):
+            if obligation_reachable(after, spec, scratch[: len(scratch) - 1], fast):
                 mask[spec.a_take + c] = 1
         return
     if phase == PHASE_RESPONSE:
         mask[spec.a_done] = 1
-        placement_mask(s, spec, mask, scratch, False)
+        placement_mask(s, spec, mask, scratch, False, fast)
         return
     if phase != PHASE_PLAY:
         return
-    placement_mask(s, spec, mask, scratch, True)
+    placement_mask(s, spec, mask, scratch, True, fast)
     if s.obligation >= 0:
         return
     p = s.current

@@ -99,16 +99,31 @@ def _next_random(rng, b):
     return z ^ (z >> np.uint64(31))
 
 
+SAMPLE_BLOCK = 64  # mask entries counted at once while looking for the k-th legal one
+
+
 @njit(cache=True)
 def _sample_row(mask_row, rng, b):
+    """The k-th legal action of ``mask_row`` (k uniform below their number). The counts run
+    as branch-free sums (vectorised); whole blocks of ``SAMPLE_BLOCK`` entries are skipped
+    by their count, so only the block holding the action is walked entry by entry."""
+    L = mask_row.shape[0]
     n = 0
-    for a in range(mask_row.shape[0]):
-        if mask_row[a] != 0:
-            n += 1
+    for a in range(L):
+        n += mask_row[a] != 0
     if n == 0:
         return -1
     k = np.int64(_next_random(rng, b) % np.uint64(n))
-    for a in range(mask_row.shape[0]):
+    base = 0
+    while base + SAMPLE_BLOCK <= L:
+        cnt = 0
+        for a in range(base, base + SAMPLE_BLOCK):
+            cnt += mask_row[a] != 0
+        if k < cnt:
+            break
+        k -= cnt
+        base += SAMPLE_BLOCK
+    for a in range(base, L):
         if mask_row[a] != 0:
             if k == 0:
                 return a

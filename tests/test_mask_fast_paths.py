@@ -1,0 +1,127 @@
+"""The mask's shortcuts against the full recomputation (issue #24, MR-7, MR-7.1).
+
+``rules.legal_mask`` answers most deep-draw questions (can the taken card k still be
+placed this turn?) from face bitmasks (``rules.obligation_fits_now``) instead of the
+reachability search; ``rules.legal_mask_full`` always searches. Along random playouts that
+take deep from the discard pile often (so that positions with a pending obligation card
+are common), every mask must equal the full one, entry for entry. The vector env's
+sampler, which skips blocks of the mask by their count, must draw the same action as the
+entry-by-entry walk it replaced.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
+from numba import njit
+
+from mountain_rummy_env import Game
+from mountain_rummy_env.core import rules
+from mountain_rummy_env.core.state import PHASE_DRAW, PHASE_PLAY
+from mountain_rummy_env.envs.vector import sample_masked
+
+from helpers import short_variant, variant
+
+NO_SHRINK = (Phase.explicit, Phase.reuse, Phase.generate)
+
+
+@njit(cache=True)
+def _full_mask(s, spec, mask, scratch):
+    rules.legal_mask_full(s, spec, mask, scratch)
+
+
+@njit(cache=True)
+def _reachable_by_search(s, spec, scratch):
+    return rules.obligation_reachable(s, spec, scratch, False)
+
+
+@njit(cache=True)
+def _fits_now(s, spec):
+    return rules.obligation_fits_now(s, spec)
+
+
+def play_and_compare(v, seed: int, steps: int, deep_bias: float) -> dict:
+    """Random play of one game of ``v``; deep takes chosen with probability ``deep_bias``
+    where offered. Every position's mask is compared with the full recomputation, and at
+    every position with a pending obligation card the shortcut's yes must be the search's."""
+    g = Game(v, 1)
+    g.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    lay = v.layout
+    full = np.zeros(v.num_actions, np.int8)
+    scratch = np.zeros(rules.SCRATCH_RECORDS, dtype=v.dtype)
+    seen = {"draw": 0, "pending": 0, "fits_now": 0, "positions": 0}
+    for _ in range(steps):
+        if g.done(0):
+            break
+        s = g.states[0]
+        _full_mask(s, g.spec, full, scratch)
+        mask = g.masks[0]
+        assert np.array_equal(mask, full), (
+            seed, int(s["phase"]), np.flatnonzero(mask != full).tolist())
+        seen["positions"] += 1
+        phase = int(s["phase"])
+        if phase == PHASE_DRAW:
+            seen["draw"] += 1
+        if phase == PHASE_PLAY and int(s["obligation"]) >= 0:
+            seen["pending"] += 1
+            if _fits_now(s, g.spec):
+                seen["fits_now"] += 1
+                # a shortcut's yes is the search's yes
+                assert _reachable_by_search(s, g.spec, scratch)
+        legal = np.flatnonzero(mask)
+        deep = legal[(legal > lay.take) & (legal < lay.meld)]
+        if phase == PHASE_DRAW and len(deep) > 1 and rng.random() < deep_bias:
+            a = int(rng.choice(deep))
+        else:
+            a = int(rng.choice(legal))
+        g.step_one(0, a)
+    return seen
+
+
+@settings(deadline=None, phases=NO_SHRINK, max_examples=12)
+@given(seed=st.integers(0, 2**31 - 1), jokers=st.sampled_from([2, 1, 0]),
+       hand_size=st.sampled_from([13, 13, 9, 7]), deep_bias=st.sampled_from([0.3, 0.9]))
+def test_fast_mask_equals_full_recomputation(seed, jokers, hand_size, deep_bias):
+    """MR-7.1: the shortcut masks equal the full search's along random playouts."""
+    v = variant(num_jokers=jokers) if hand_size == 13 else short_variant(hand_size, num_jokers=jokers)
+    play_and_compare(v, seed, 300, deep_bias)
+
+
+def test_fast_mask_equals_full_on_many_positions():
+    """A fixed set of games, enough pending-obligation positions to mean something."""
+    total = {"draw": 0, "pending": 0, "fits_now": 0, "positions": 0}
+    for seed in range(12):
+        seen = play_and_compare(variant(), 1000 + seed, 400, 0.8)
+        for k in total:
+            total[k] += seen[k]
+    assert total["pending"] >= 100 and total["fits_now"] >= 20, total
+
+
+def _sample_reference(mask, rng_state):
+    """The sampler before blocks: count, then walk entry by entry (splitmix64 as compiled)."""
+    legal = np.flatnonzero(mask)
+    if not len(legal):
+        return -1, rng_state   # no draw made
+    m64 = (1 << 64) - 1
+    z = (rng_state + 0x9E3779B97F4A7C15) & m64
+    new_state = z
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m64
+    z ^= z >> 31
+    return int(legal[z % len(legal)]), new_state
+
+
+@settings(deadline=None, max_examples=60)
+@given(width=st.sampled_from([1, 63, 64, 65, 241, 1845, 4279]), density=st.floats(0, 1),
+       seed=st.integers(0, 2**63 - 1))
+def test_block_sampler_draws_the_same_action(width, density, seed):
+    r = np.random.default_rng(seed % 2**32)
+    masks = (r.random((8, width)) < density).astype(np.int8)
+    rng = np.array([(seed + 7919 * b) % 2**64 for b in range(8)], np.uint64)
+    out = np.zeros(8, np.int64)
+    expected = [_sample_reference(masks[b], int(rng[b])) for b in range(8)]
+    sample_masked(masks, rng, out)
+    assert out.tolist() == [a for a, _ in expected]
+    assert rng.tolist() == [st_ for _, st_ in expected]

@@ -93,24 +93,11 @@ def build_parser(prog: str = "python -m experiments.expert_iteration") -> argpar
 
 def parse_args(argv=None, prog: str = "python -m experiments.expert_iteration"):
     """The flags, checked: a bad variant option, width or opponent is a one-line usage error."""
-    from experiments.train_ppo import parse_pool
-    from mountain_rummy_env.registry import make_variant
+    from experiments.selfplay_ppo import checked_variant_and_net
 
     p = build_parser(prog)
     args = p.parse_args(argv)
-    try:
-        opts = json.loads(args.variant_options)
-        if not isinstance(opts, dict):
-            raise ValueError("not a JSON object")
-        variant = make_variant(args.variant, **opts)
-    except (ValueError, TypeError) as err:
-        p.error(f"--variant-options {args.variant_options!r}: {err}")
-    try:
-        args.net_arch_list = [int(w) for w in args.net_arch.split(",")]
-        if not args.net_arch_list or min(args.net_arch_list) < 1:
-            raise ValueError
-    except ValueError:
-        p.error(f"--net-arch {args.net_arch!r}: expected positive widths like 256,256")
+    variant = checked_variant_and_net(p, args)
     try:
         args.pool = parse_opponents(args.opponents, variant)
     except ValueError as err:

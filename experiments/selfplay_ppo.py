@@ -130,16 +130,16 @@ def build_parser(prog: str = "python -m experiments.selfplay_ppo") -> argparse.A
     return p
 
 
-def parse_args(argv=None, prog: str = "python -m experiments.selfplay_ppo"):
-    """The flags, checked: a bad variant option, opponent or width is a usage error."""
-    p = build_parser(prog)
-    args = p.parse_args(argv)
+def checked_variant_and_net(p: argparse.ArgumentParser, args):
+    """The variant of ``--variant``/``--variant-options``, and ``args.net_arch_list`` from
+    ``--net-arch``; a bad value is a one-line usage error (the network trainers share these
+    flags)."""
+    from mountain_rummy_env.registry import make_variant
+
     try:
         opts = json.loads(args.variant_options)
         if not isinstance(opts, dict):
             raise ValueError("not a JSON object")
-        from mountain_rummy_env.registry import make_variant
-
         variant = make_variant(args.variant, **opts)
     except (ValueError, TypeError) as err:
         p.error(f"--variant-options {args.variant_options!r}: {err}")
@@ -149,6 +149,14 @@ def parse_args(argv=None, prog: str = "python -m experiments.selfplay_ppo"):
             raise ValueError
     except ValueError:
         p.error(f"--net-arch {args.net_arch!r}: expected positive widths like 256,256")
+    return variant
+
+
+def parse_args(argv=None, prog: str = "python -m experiments.selfplay_ppo"):
+    """The flags, checked: a bad variant option, opponent or width is a usage error."""
+    p = build_parser(prog)
+    args = p.parse_args(argv)
+    variant = checked_variant_and_net(p, args)
     try:
         args.pool = parse_opponents(args.opponents, variant)
     except ValueError as err:

@@ -100,9 +100,7 @@ def parse_args(argv=None, prog: str = "python -m experiments.expert_iteration"):
     variant = checked_variant_and_net(p, args)
     try:
         args.pool = parse_opponents(args.opponents, variant)
-    except ValueError as err:
-        p.error(str(err))
-    except SystemExit as err:
+    except (ValueError, SystemExit) as err:    # parse_pool's errors are SystemExit
         p.error(str(err))
     return args
 
@@ -115,9 +113,7 @@ def parse_opponents(text: str, variant) -> list[tuple[str, float]]:
     from experiments.train_ppo import parse_pool
 
     pool = parse_pool(text)
-    for spec, w in pool:
-        if w < 0:
-            raise ValueError(f"--opponents: weight of {spec!r} is negative ({w})")
+    for spec, _ in pool:
         if spec != "self":
             try:
                 make_agent(spec, seed=0, variant=variant.name)

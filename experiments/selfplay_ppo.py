@@ -178,8 +178,6 @@ def parse_opponents(text: str, variant) -> list[tuple[str, float]]:
             raise ValueError(f"--opponents: {kind!r} has no batched form here; batched kinds: "
                              f"{', '.join(KINDS)} (make_agent players such as greedy or rules act "
                              "on one game at a time: use experiments.train_ppo for those)")
-        if w < 0:
-            raise ValueError(f"--opponents: weight of {kind!r} is negative ({w})")
     if any(k == "playout" for k, w in pool if w > 0):
         from agents.fastpolicy import check_playout_policy
 

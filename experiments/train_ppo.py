@@ -123,6 +123,8 @@ def parse_pool(text: str) -> list[tuple[str, float]]:
         spec, _, w = item.strip().rpartition(":")
         if not spec or not _is_number(w):
             spec, w = item.strip(), "1"
+        if float(w) < 0:
+            raise SystemExit(f"--opponents: weight of {spec!r} is negative ({float(w)})")
         pool.append((spec, float(w)))
     if not pool or sum(w for _, w in pool) <= 0:
         raise SystemExit(f"--opponents {text!r}: no opponent with positive weight")

@@ -357,18 +357,14 @@ class Game:
 
     def clone(self) -> "Game":
         other = Game.__new__(Game)
-        other.variant = self.variant
-        other.spec = self.spec
-        other.states = self.states.copy()
+        other.__dict__.update(self.__dict__)   # the variant, compiled calls, card lists: shared
+        other.states = self.states.copy()      # what play changes: copied
         other.masks = self.masks.copy()
         other.events = self.events.copy()
-        other._call = self._call
         other._one_action = np.zeros(1, dtype=np.int64)
         other._scratch = np.zeros_like(self._scratch)
         other._next_decks = {b: list(q) for b, q in self._next_decks.items()}
         other._step_single = None
-        other._card_names = self._card_names      # read-only lists: shared
-        other._card_faces = self._card_faces
         return other
 
     def describe(self, index: int, action: int, before: np.void, viewer: int | None = None) -> str:

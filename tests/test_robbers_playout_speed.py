@@ -16,9 +16,9 @@ import pytest
 from agents import make_agent
 from experiments.play import play_hand
 from mountain_rummy_env import Game, player_view
-from mountain_rummy_env.core.state import PHASE_PLAY
 
 from german_helpers import robbers
+from test_robbers_agents import greedy_positions
 
 DATA = pathlib.Path(__file__).parent / "data" / "robbers_playouts.json"
 
@@ -33,26 +33,13 @@ HANDS = [(2, "search:budget=32", 7301), (2, "search:budget=8", 7302),
          (4, "search:budget=8", 7401)]
 
 
-def turn_starts(seats: int, seed: int):
-    """(game, seat) at the start of every turn of one hand of greedy agents."""
-    g = Game(robbers(num_players=seats), 1)
-    agents = [make_agent("greedy", seed=q, variant="robbers") for q in range(seats)]
-    g.reset(seed=seed)
-    while g.states[0]["phase"] == PHASE_PLAY:
-        s = g.states[0]
-        p = int(s["current"])
-        if not s["editing"] and not s["placed_this_turn"] and not s["drew"]:
-            yield g.clone(), p
-        g.step_one(0, int(agents[p].act(player_view(g, 0, p), g.masks[0])))
-
-
 def margins(seats, seed, every, keep, modes, n):
     """Rollout margins (as exact float reprs) of ``keep`` turn starts of a greedy hand."""
     from agents import robbers_playout as po
     from agents.robbers_playout import playout_start
 
     rows = []
-    for j, (g, p) in enumerate(turn_starts(seats, seed)):
+    for j, (g, p) in enumerate(greedy_positions(seats, seed, hands=1)):
         if j % every or len(rows) >= keep:
             continue
         view = player_view(g, 0, p)

@@ -9,6 +9,7 @@ A single game is ``Game(variant, 1)``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -283,7 +284,10 @@ class Game:
 
     def hand(self, index: int, player: int) -> list[int]:
         """Card ids in a player's hand, sorted by suit then rank (jokers last)."""
-        s = self.states[index]
+        return self.hand_of(self.states[index], player)
+
+    def hand_of(self, s, player: int) -> list[int]:
+        """:meth:`hand` of the state record ``s`` (one game's record, e.g. a view's copy)."""
         cards = np.flatnonzero(s["loc"] == LOC_HAND + player)
         faces = self._card_faces
         return sorted(cards.tolist(), key=lambda c: (faces[c], c))
@@ -298,7 +302,10 @@ class Game:
 
     def melds(self, index: int = 0) -> list[dict]:
         """Table melds: slot, founder, and cards in order with owner and shown face."""
-        s = self.states[index]
+        return self.melds_of(self.states[index])
+
+    def melds_of(self, s) -> list[dict]:
+        """:meth:`melds` of the state record ``s``."""
         kinds, founders, slots = s["m_kind"], s["m_founder"], s["m_cards"]
         shown, owner = s["shown"], s["owner"]          # each field read once: a view is
         out = []                                       # made for every decision
@@ -323,7 +330,11 @@ class Game:
 
     def table_text(self, index: int = 0) -> str:
         """The table in one line: ``m0 5H 6H 7H | m2 9C 9D XX=9S``."""
-        return " | ".join(f"m{m['slot']} " + " ".join(m["text"]) for m in self.melds(index)) or "empty"
+        return self.table_text_of(self.states[index])
+
+    def table_text_of(self, s) -> str:
+        """:meth:`table_text` of the state record ``s``."""
+        return " | ".join(f"m{m['slot']} " + " ".join(m["text"]) for m in self.melds_of(s)) or "empty"
 
     def where(self, index: int = 0) -> np.ndarray:
         """``loc`` codes per card (see :mod:`core.state`)."""
@@ -423,7 +434,6 @@ class Game:
         return text
 
 
-@dataclass(frozen=True)
 class PlayerView:
     """What ``player`` may know in game ``index`` (all a player view holds, docs/observation.md).
 
@@ -435,27 +445,93 @@ class PlayerView:
     :meth:`Game.melds`; ``taken`` lists the hand cards that may not be discarded this turn;
     ``step`` is the variant's public step within the turn (Gin: ``core.gin.OFFER`` ...
     ``DEF_MELD``), -1 for a variant without steps.
+
+    The view copies the game's record when it is made and builds each field from that copy
+    on first use: it describes the position it was made at even after the game moves on, and
+    an agent that reads only the mask (``random``) pays for none of the fields. (Building
+    them all took most of a Robber's random-agent deal: thousands of steps, each with the
+    table's melds formatted.)
     """
 
-    game: "Game"
-    index: int
-    player: int
-    hand: tuple[int, ...]
-    discard: tuple[int, ...]
-    melds: tuple[dict, ...]
-    opponent_known: tuple[int, ...]
-    opponent_hand_size: int
-    stock_size: int
-    scores: tuple[int, ...]
-    phase: int
-    current: int
-    obligation: int
-    taken: tuple[int, ...]
-    turn: int
-    dealer: int
-    step: int = -1
-    known: tuple[tuple[int, ...], ...] = ()
-    hand_sizes: tuple[int, ...] = ()
+    def __init__(self, game: "Game", index: int, player: int):
+        self.game, self.index, self.player = game, index, player
+        self._s = game.states[index].copy()
+
+    @cached_property
+    def hand(self) -> tuple[int, ...]:
+        return tuple(self.game.hand_of(self._s, self.player))
+
+    @cached_property
+    def discard(self) -> tuple[int, ...]:
+        return tuple(self._s["discard"][: self._s["discard_len"]].tolist())
+
+    @cached_property
+    def melds(self) -> tuple[dict, ...]:
+        return tuple(self.game.melds_of(self._s))
+
+    @cached_property
+    def known(self) -> tuple[tuple[int, ...], ...]:
+        loc, public = self._s["loc"], self._s["public"]
+        return tuple(() if q == self.player else
+                     tuple(np.flatnonzero((loc == LOC_HAND + q) & (public == 1)).tolist())
+                     for q in range(self.game.variant.num_players))
+
+    @cached_property
+    def hand_sizes(self) -> tuple[int, ...]:
+        counts = np.bincount(self._s["loc"], minlength=LOC_HAND + self.game.variant.num_players)
+        return tuple(counts[LOC_HAND:LOC_HAND + self.game.variant.num_players].tolist())
+
+    @property
+    def opponent_known(self) -> tuple[int, ...]:
+        return self.known[(self.player + 1) % len(self.known)]
+
+    @property
+    def opponent_hand_size(self) -> int:
+        return self.hand_sizes[(self.player + 1) % len(self.hand_sizes)]
+
+    @property
+    def stock_size(self) -> int:
+        return int(self._s["stock_len"] - self._s["stock_ptr"])
+
+    @cached_property
+    def scores(self) -> tuple[int, ...]:
+        return tuple(self._s["scores"][: self.game.variant.num_players].tolist())
+
+    @property
+    def phase(self) -> int:
+        return int(self._s["phase"])
+
+    @property
+    def current(self) -> int:
+        return int(self._s["current"])
+
+    @property
+    def obligation(self) -> int:
+        return int(self._s["obligation"]) if self.current == self.player else -1
+
+    @cached_property
+    def taken(self) -> tuple[int, ...]:
+        if self.current != self.player:
+            return ()
+        taken = self._s["taken"]
+        return tuple(c for c in self.hand if taken[c])
+
+    @property
+    def turn(self) -> int:
+        return int(self._s["turn"])
+
+    @property
+    def dealer(self) -> int:
+        return int(self._s["dealer"])
+
+    @property
+    def step(self) -> int:
+        return int(self._s["g_step"]) if "g_step" in self._s.dtype.names else -1
+
+    def __repr__(self) -> str:
+        return (f"PlayerView(player={self.player}, phase={PHASE_NAMES[self.phase]}, "
+                f"hand={self.game.variant.deck.cards_text(self.hand)}, "
+                f"table={self.game.table_text_of(self._s)})")
 
     def _repr_svg_(self) -> str:
         """Jupyter: the table as ``player`` sees it (:func:`drawing.draw`)."""
@@ -511,25 +587,5 @@ class PlayerView:
 
 
 def player_view(game: Game, index: int, player: int) -> PlayerView:
-    s = game.states[index]
-    seats = game.variant.num_players
-    opp = (player + 1) % seats
-    loc = s["loc"]
-    hand = tuple(game.hand(index, player))
-    known = tuple(() if q == player else
-                  tuple(int(c) for c in np.flatnonzero((loc == LOC_HAND + q) & (s["public"] == 1)))
-                  for q in range(seats))
-    sizes = tuple(int((loc == LOC_HAND + q).sum()) for q in range(seats))
-    return PlayerView(
-        game=game, index=index, player=player, hand=hand,
-        discard=tuple(game.discard_pile(index)), melds=tuple(game.melds(index)),
-        opponent_known=known[opp], opponent_hand_size=sizes[opp],
-        stock_size=int(s["stock_len"] - s["stock_ptr"]),
-        scores=tuple(int(v) for v in s["scores"][:seats]), phase=int(s["phase"]),
-        current=int(s["current"]),
-        obligation=int(s["obligation"]) if s["current"] == player else -1,
-        taken=tuple(c for c in hand if s["taken"][c]) if s["current"] == player else (),
-        turn=int(s["turn"]), dealer=int(s["dealer"]),
-        step=int(s["g_step"]) if "g_step" in s.dtype.names else -1,
-        known=known, hand_sizes=sizes,
-    )
+    """What ``player`` may know of game ``index`` now (:class:`PlayerView`)."""
+    return PlayerView(game, index, player)

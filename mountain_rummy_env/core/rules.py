@@ -307,23 +307,6 @@ def hand_mask_bits(face_card):
 
 
 @njit(cache=True)
-def hand_counts(s, spec, p):
-    """(hand size, cards that may be discarded) of seat ``p``: :func:`hand_view`'s counts
-    without its arrays."""
-    loc = s.loc
-    taken = s.taken
-    at = LOC_HAND + p
-    size = 0
-    free = 0
-    for c in range(spec.num_cards):
-        if loc[c] == at:
-            size += 1
-            if taken[c] == 0:
-                free += 1
-    return size, free
-
-
-@njit(cache=True)
 def popcount(x):
     """Set bits of a face mask: one POPCNT (the template tests run it per template)."""
     return _popcount(x)
@@ -713,18 +696,44 @@ def each_card_placeable(s, spec, scratch):
     return True
 
 
+VIEW_WIDTH = 3 * JOKER_FACE + 8 + 3   # face_card, shown_card, face_up, jokers, (nj, size, free)
+
+
+@njit(cache=True)
+def views_into(s, spec, p, view):
+    """Fill ``view`` (``VIEW_WIDTH`` int16) with the hand and table views of player ``p``
+    (see hand_view, table_view) and return it. One array per position, so that a search
+    builds a position's views once and hands them to every question about it
+    (:func:`unpack_views` reads them)."""
+    nj, size, free, _ = hand_view(s, spec, p, view[:JOKER_FACE],
+                                  view[3 * JOKER_FACE:3 * JOKER_FACE + 8])
+    table_view(s, spec, view[JOKER_FACE:2 * JOKER_FACE], view[2 * JOKER_FACE:3 * JOKER_FACE])
+    view[VIEW_WIDTH - 3] = nj
+    view[VIEW_WIDTH - 2] = size
+    view[VIEW_WIDTH - 1] = free
+    return view
+
+
+@njit(cache=True)
+def unpack_views(view):
+    """(face_card, jokers, nj, size, free, shown_card, face_up) of a :func:`views_into` array."""
+    return (view[:JOKER_FACE], view[3 * JOKER_FACE:3 * JOKER_FACE + 8],
+            np.int64(view[VIEW_WIDTH - 3]), np.int64(view[VIEW_WIDTH - 2]),
+            np.int64(view[VIEW_WIDTH - 1]), view[JOKER_FACE:2 * JOKER_FACE],
+            view[2 * JOKER_FACE:3 * JOKER_FACE])
+
+
+@njit(cache=True)
+def new_views(s, spec):
+    """:func:`views_into` a new array, for the current player."""
+    return views_into(s, spec, s.current, np.empty(VIEW_WIDTH, np.int16))
+
+
 @njit(cache=True)
 def position_views(s, spec, p):
     """Hand and table views of player ``p`` used to resolve placements (see hand_view,
     table_view): (face_card, jokers, nj, size, free, shown_card, face_up)."""
-    views = np.empty(3 * JOKER_FACE + 8, np.int16)   # one allocation, four views of it
-    face_card = views[:JOKER_FACE]
-    shown_card = views[JOKER_FACE:2 * JOKER_FACE]
-    face_up = views[2 * JOKER_FACE:3 * JOKER_FACE]
-    jokers = views[3 * JOKER_FACE:]
-    nj, size, free, _ = hand_view(s, spec, p, face_card, jokers)
-    table_view(s, spec, shown_card, face_up)
-    return face_card, jokers, nj, size, free, shown_card, face_up
+    return unpack_views(views_into(s, spec, p, np.empty(VIEW_WIDTH, np.int16)))
 
 
 @njit(cache=True)
@@ -733,18 +742,19 @@ def placement_candidates(s, spec, require_face, acts, n_hand, free_used, uses, p
     the turn could end afterwards. Per candidate: action id, hand cards used, discardable
     cards used, whether it uses the obligation card, and the faces it puts in a meld
     (bitmask). ``require_face`` >= 0 keeps only candidates holding that face. Returns the count."""
-    return placement_candidates_of(s, spec, require_face, False, np.uint64(0), acts, n_hand,
-                                   free_used, uses, placed)
+    return placement_candidates_of(s, spec, new_views(s, spec), require_face, False,
+                                   np.uint64(0), acts, n_hand, free_used, uses, placed)
 
 
 @njit(cache=True)
-def placement_candidates_of(s, spec, require_face, regroups_only, regroup_faces, acts, n_hand,
-                            free_used, uses, placed):
-    """:func:`placement_candidates`; with ``regroups_only`` the new melds from the hand are
-    left out, and so are regroups of templates holding none of ``regroup_faces`` (the
-    candidates :func:`may_enable` could accept; same order otherwise)."""
+def placement_candidates_of(s, spec, view, require_face, regroups_only, regroup_faces, acts,
+                            n_hand, free_used, uses, placed):
+    """:func:`placement_candidates` with the position's views ``view`` (:func:`new_views`);
+    with ``regroups_only`` the new melds from the hand are left out, and so are regroups of
+    templates holding none of ``regroup_faces`` (the candidates :func:`may_enable` could
+    accept; same order otherwise)."""
     p = s.current
-    face_card, jokers, nj, size, free, shown_card, face_up = position_views(s, spec, p)
+    face_card, jokers, nj, size, free, shown_card, face_up = unpack_views(view)
     pair = np.empty(2 * MELD_WIDTH, np.int16)
     used = pair[:MELD_WIDTH]
     decl = pair[MELD_WIDTH:]
@@ -802,8 +812,15 @@ def placement_candidates_of(s, spec, require_face, regroups_only, regroup_faces,
 @njit(cache=True)
 def apply_placement(s, spec, a):
     """Play meld, regroup or layoff action ``a`` (resolved as in :func:`resolve_meld`)."""
+    apply_placement_with(s, spec, new_views(s, spec), a)
+
+
+@njit(cache=True)
+def apply_placement_with(s, spec, view, a):
+    """:func:`apply_placement`, ``view`` holding the views of this position (of ``s`` or of
+    a copy of it: the search applies each step to a copy of a node whose views it has)."""
     p = s.current
-    face_card, jokers, nj, size, free, shown_card, face_up = position_views(s, spec, p)
+    face_card, jokers, nj, size, free, shown_card, face_up = unpack_views(view)
     if a < spec.a_layoff:
         used = np.empty(MELD_WIDTH, np.int16)
         decl = np.empty(MELD_WIDTH, np.int16)
@@ -820,14 +837,15 @@ def apply_placement(s, spec, a):
 
 
 @njit(cache=True)
-def can_end_after(s, spec, a, size_after, free_after, scratch):
+def can_end_after(s, spec, view, a, size_after, free_after, scratch):
     """MR-7: after placement ``a`` can the turn still end -- hand empty (High Camp), a card
-    left that may be discarded, or the rest (all taken this turn) meldable in full?"""
+    left that may be discarded, or the rest (all taken this turn) meldable in full?
+    ``view``: the views of ``s``."""
     if size_after == 0 or free_after > 0:
         return True
     scratch[len(scratch) - 1] = s
     probe = scratch[len(scratch) - 1]
-    apply_placement(probe, spec, a)
+    apply_placement_with(probe, spec, view, a)
     return can_clear(probe, spec, scratch[: len(scratch) - 1])
 
 
@@ -841,15 +859,17 @@ def candidate_buffers(spec):
 
 
 @njit(cache=True)
-def obligation_fit(s, spec, acts, n_hand, free_used, uses, placed):
+def obligation_fit(s, spec, view, acts, n_hand, free_used, uses, placed):
     """How the obligation card k can be placed right now: 2 by a placement keeping a card
     that may be discarded, or emptying the hand (the turn can end, MR-7.3); 1 only by
-    placements that keep none; 0 not at all. The candidate buffers are scratch."""
+    placements that keep none; 0 not at all. ``view``: the views of ``s``; the candidate
+    buffers are scratch."""
     k = s.obligation
     face = spec.card_face[k]
-    count = placement_candidates(s, spec, face if face < JOKER_FACE else -1, acts, n_hand,
-                                 free_used, uses, placed)
-    size, free = hand_counts(s, spec, s.current)
+    count = placement_candidates_of(s, spec, view, face if face < JOKER_FACE else -1, False,
+                                    np.uint64(0), acts, n_hand, free_used, uses, placed)
+    size = view[VIEW_WIDTH - 2]
+    free = view[VIEW_WIDTH - 1]
     fit = 0
     for i in range(count):
         if uses[i]:
@@ -1079,12 +1099,14 @@ def may_enable(s, spec, a, placed, joker, related, sources):
 
 
 @njit(cache=True)
-def enabling_steps(s, spec, joker, related, sources, steps, acts, n_hand, free_used, uses, placed):
+def enabling_steps(s, spec, view, joker, related, sources, steps, acts, n_hand, free_used, uses,
+                   placed):
     """Fill ``steps`` with the placements that :func:`may_enable` the obligation card now
-    (the candidate buffers are scratch); returns how many. New melds from the hand never
-    do, nor regroups of templates without a ``sources`` face when k is a natural, so those
-    are not enumerated."""
-    count = placement_candidates_of(s, spec, -1, True, ~np.uint64(0) if joker else sources,
+    (``view``: the views of ``s``; the candidate buffers are scratch); returns how many. New
+    melds from the hand never do, nor regroups of templates without a ``sources`` face when
+    k is a natural, so those are not enumerated."""
+    count = placement_candidates_of(s, spec, view, -1, True,
+                                    ~np.uint64(0) if joker else sources,
                                     acts, n_hand, free_used, uses, placed)
     n = 0
     for i in range(count):
@@ -1101,9 +1123,11 @@ def best_fit_reachable(s, spec, scratch, levels, enough):
     (depth-first on the top ``levels + 1`` records of ``scratch``); it stops once a
     position fits ``enough``. The other placements are left out: k can be placed without
     them just as well (see may_enable), and leaving them out keeps every card that may be
-    discarded."""
+    discarded. Each node's views are built once (row ``depth`` of ``views``) and serve its
+    fit, its steps and the placements applied to its copies."""
     acts, n_hand, free_used, uses, placed = candidate_buffers(spec)
-    best = obligation_fit(s, spec, acts, n_hand, free_used, uses, placed)
+    root = new_views(s, spec)
+    best = obligation_fit(s, spec, root, acts, n_hand, free_used, uses, placed)
     # each step takes a card from the hand and k stays: with no more steps left than levels,
     # the depth limit cuts no search short (as in can_clear)
     steps_left = hand_size_of(s, spec, s.current) - 1
@@ -1116,7 +1140,7 @@ def best_fit_reachable(s, spec, scratch, levels, enough):
     related = ~np.uint64(0) if joker else related_faces(face)
     sources = np.uint64(0)
     if not joker:
-        face_card, jokers, nj, size, free, shown_card, face_up = position_views(s, spec, s.current)
+        face_card, jokers, nj, size, free, shown_card, face_up = unpack_views(root)
         held = hand_mask_bits(face_card)
         sources = regroup_sources(s, spec, s.current, face, held,
                                   others_faces(s, spec, s.current, shown_card), nj)
@@ -1127,10 +1151,12 @@ def best_fit_reachable(s, spec, scratch, levels, enough):
     base = len(scratch) - 1 - levels
     steps = np.empty((levels, len(acts)), np.int16)
     count = np.zeros(levels, np.int64)
-    count[0] = enabling_steps(s, spec, joker, related, sources, steps[0], acts, n_hand,
+    count[0] = enabling_steps(s, spec, root, joker, related, sources, steps[0], acts, n_hand,
                               free_used, uses, placed)
     if count[0] == 0:   # nothing can prepare k: the search would visit no position
         return best
+    views = np.empty((levels + 1, VIEW_WIDTH), np.int16)
+    views[0] = root
     cursor = np.zeros(levels, np.int64)
     keys, depths = visited_table()
     stored = 0
@@ -1144,19 +1170,20 @@ def best_fit_reachable(s, spec, scratch, levels, enough):
         cursor[depth] += 1
         scratch[base + depth + 1] = scratch[base + depth]
         nxt = scratch[base + depth + 1]
-        apply_placement(nxt, spec, a)
+        apply_placement_with(nxt, spec, views[depth], a)
         if not first_visit(keys, depths, position_key(nxt, spec), depth + 1 if limit_binds else 0):
             continue
         stored += 1
         keys, depths = with_room(keys, depths, stored)
-        best = max(best, obligation_fit(nxt, spec, acts, n_hand, free_used, uses, placed))
+        view = views_into(nxt, spec, nxt.current, views[depth + 1])
+        best = max(best, obligation_fit(nxt, spec, view, acts, n_hand, free_used, uses, placed))
         if best >= enough:
             return best
         if depth + 1 < levels:
             depth += 1
             cursor[depth] = 0
-            count[depth] = enabling_steps(nxt, spec, joker, related, sources, steps[depth], acts,
-                                          n_hand, free_used, uses, placed)
+            count[depth] = enabling_steps(nxt, spec, view, joker, related, sources, steps[depth],
+                                          acts, n_hand, free_used, uses, placed)
     return best
 
 
@@ -1252,18 +1279,21 @@ def placement_mask(s, spec, mask, scratch, check_end, fast=True):
     obligation is pending (MR-7.1) a placement must use the obligation card, or leave it
     placeable by some later sequence of placements (:func:`obligation_reachable`)."""
     acts, n_hand, free_used, uses, placed = candidate_buffers(spec)
-    count = placement_candidates(s, spec, -1, acts, n_hand, free_used, uses, placed)
-    size, free = hand_counts(s, spec, s.current)
+    view = new_views(s, spec)
+    count = placement_candidates_of(s, spec, view, -1, False, np.uint64(0), acts, n_hand,
+                                    free_used, uses, placed)
+    size = view[VIEW_WIDTH - 2]
+    free = view[VIEW_WIDTH - 1]
     k = s.obligation
     legal = 0
     for i in range(count):
         if k >= 0 and not uses[i]:
             scratch[len(scratch) - 1] = s
             probe = scratch[len(scratch) - 1]
-            apply_placement(probe, spec, acts[i])
+            apply_placement_with(probe, spec, view, acts[i])
             if not obligation_reachable(probe, spec, scratch[: len(scratch) - 1], fast):
                 continue
-        elif check_end and not can_end_after(s, spec, acts[i], size - n_hand[i],
+        elif check_end and not can_end_after(s, spec, view, acts[i], size - n_hand[i],
                                              free - free_used[i], scratch):
             continue
         mask[acts[i]] = 1

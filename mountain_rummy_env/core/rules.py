@@ -775,7 +775,8 @@ def placement_candidates_of(s, spec, view, require_face, regroups_only, regroup_
                 continue
             if not template_may_fit(spec.t_mask[t], regroup, hand_bits, detachable, nj):
                 continue
-            removed[:] = 0
+            if regroup:   # only a regroup detaches (and flags) table cards
+                removed[:] = 0
             n, nh = resolve_meld(s, spec, t, regroup, p, face_card, jokers, nj,
                                  shown_card, face_up, used, decl, removed, True)
             if n < 0:
@@ -793,7 +794,10 @@ def placement_candidates_of(s, spec, view, require_face, regroups_only, regroup_
             placed[count] = spec.t_mask[t]
             count += 1
     for m in range(spec.max_melds):
-        for end in range(4):
+        kind = s.m_kind[m]
+        if kind == MELD_EMPTY:
+            continue
+        for end in range(4 if kind == SET else 2):   # a run has two ends (end_face)
             f = end_face(s, m, end)
             if f < 0 or narrow and f != require_face:
                 continue

@@ -1192,22 +1192,10 @@ def best_fit_reachable(s, spec, scratch, levels, enough):
 
 
 @njit(cache=True)
-def obligation_fits_now(s, spec):
-    """Sufficient for :func:`obligation_fit` == 2, from one scan of the cards and face
-    bitmasks, no allocation: the obligation card k (a natural) can be laid off now keeping a
-    card that may be discarded, or melded now from the hand (no regroup) keeping one or
-    emptying the hand. It reads the same choices :func:`placement_candidates` and
-    :func:`resolve_meld` make: k is its face's only card (one deck), a missing face is
-    filled by a joker declared as it unless that face is face up, jokers taken this turn
-    are used before the others. False (decide by the search) for a joker k, two decks, or
-    a template naming a face twice."""
-    k = s.obligation
-    if k < 0 or spec.num_naturals > NUM_RANKS * 4 or s.wild_rank >= 0:
-        return False
-    f = spec.card_face[k]
-    if f == JOKER_FACE or s.taken[k] == 0:
-        return False
-    p = s.current
+def fit_bits(s, spec, p):
+    """One scan of the cards for :func:`face_fits_now`: (hand size, cards that may be
+    discarded, jokers, jokers taken this turn, natural faces held, those that may be
+    discarded, faces up on the table) of seat ``p``'s hand and the table."""
     size = 0
     free = 0
     nj_taken = 0
@@ -1234,6 +1222,21 @@ def obligation_fits_now(s, spec):
                 held |= one << np.uint64(g)
                 if not taken:
                     free_bits |= one << np.uint64(g)
+    return size, free, nj, nj_taken, held, free_bits, up
+
+
+@njit(cache=True)
+def fits_now_possible(s, spec):
+    """Whether :func:`face_fits_now` may answer for this hand: one deck, no wild rank."""
+    return spec.num_naturals <= NUM_RANKS * 4 and s.wild_rank < 0
+
+
+@njit(cache=True)
+def face_fits_now(s, spec, f, size, free, nj, nj_taken, held, free_bits, up):
+    """:func:`obligation_fits_now` for a natural k of face ``f`` taken this turn, the hand
+    and table given by the counts and bitmasks of :func:`fit_bits` (k in the hand). Only
+    the table is read from ``s``, so the draw phase asks it of a take without making the
+    take (:func:`legal_mask_exact`)."""
     # a layoff of k uses k alone (taken this turn)
     if free > 0 or size == 1:
         for m in range(spec.max_melds):
@@ -1255,6 +1258,26 @@ def obligation_fits_now(s, spec):
         if free > free_used or size == n:
             return True
     return False
+
+
+@njit(cache=True)
+def obligation_fits_now(s, spec):
+    """Sufficient for :func:`obligation_fit` == 2, from one scan of the cards and face
+    bitmasks, no allocation: the obligation card k (a natural) can be laid off now keeping a
+    card that may be discarded, or melded now from the hand (no regroup) keeping one or
+    emptying the hand. It reads the same choices :func:`placement_candidates` and
+    :func:`resolve_meld` make: k is its face's only card (one deck), a missing face is
+    filled by a joker declared as it unless that face is face up, jokers taken this turn
+    are used before the others. False (decide by the search) for a joker k, two decks, or
+    a template naming a face twice."""
+    k = s.obligation
+    if k < 0 or not fits_now_possible(s, spec):
+        return False
+    f = spec.card_face[k]
+    if f == JOKER_FACE or s.taken[k] == 0:
+        return False
+    size, free, nj, nj_taken, held, free_bits, up = fit_bits(s, spec, s.current)
+    return face_fits_now(s, spec, f, size, free, nj, nj_taken, held, free_bits, up)
 
 
 @njit(cache=True)
@@ -1342,28 +1365,41 @@ def legal_mask_exact(s, spec, mask, scratch, fast):
     if phase == PHASE_DRAW:
         mask[spec.a_draw] = 1
         # A card k taken deep must be placed this turn (MR-7.1). A cheap necessary test
-        # first (may_be_placed, with the cards taken with k in the hand); only then is the
-        # take simulated and searched.
+        # first (may_be_placed, with the cards taken with k in the hand); then, with
+        # ``fast``, obligation_fits_now of the take from bitmasks that follow the pile down
+        # (the cards above k and k join the hand, taken); only then is the take made on a
+        # copy and searched.
         p = s.current
         face_card, jokers, nj, size, free, shown_card, face_up = position_views(s, spec, p)
         held = hand_mask_bits(face_card)
         others = others_faces(s, spec, p, shown_card)
+        probe = fast and fits_now_possible(s, spec)
+        t_size, t_free, t_nj, t_nj_taken, t_held, t_free_bits, up = fit_bits(s, spec, p)
         for depth in range(s.discard_len):
             c = s.discard[s.discard_len - 1 - depth]
             f = spec.card_face[c]
+            t_size += 1
             if f == JOKER_FACE:
                 nj += 1
+                t_nj += 1
+                t_nj_taken += 1
             else:
                 held |= np.uint64(1) << np.uint64(f)
+                t_held |= np.uint64(1) << np.uint64(f)
             if depth == 0:
                 mask[spec.a_take + c] = 1
                 continue
             if f != JOKER_FACE and not may_be_placed(s, spec, f, held, others, nj):
                 continue
+            if probe and f != JOKER_FACE and face_fits_now(s, spec, f, t_size, t_free, t_nj,
+                                                           t_nj_taken, t_held, t_free_bits, up):
+                mask[spec.a_take + c] = 1
+                continue
             scratch[len(scratch) - 1] = s
             after = scratch[len(scratch) - 1]
             take_cards(after, depth)
-            if obligation_reachable(after, spec, scratch[: len(scratch) - 1], fast):
+            # obligation_fits_now(after) is what the probe just answered (False for a joker)
+            if obligation_reachable(after, spec, scratch[: len(scratch) - 1], False):
                 mask[spec.a_take + c] = 1
         return
     if phase == PHASE_RESPONSE:

@@ -2,7 +2,9 @@
 
 ``rules.legal_mask`` answers most deep-draw questions (can the taken card k still be
 placed this turn?) from face bitmasks (``rules.obligation_fits_now``) instead of the
-reachability search; ``rules.legal_mask_full`` always searches. Along random playouts that
+reachability search; ``rules.legal_mask_full`` always searches. In the draw phase those
+bitmasks are followed down the discard pile instead of recomputed from each take: at every
+draw position each take's probe must equal ``obligation_fits_now`` of the take made. Along random playouts that
 take deep from the discard pile often (so that positions with a pending obligation card
 are common), every mask must equal the full one, entry for entry. The vector env's
 sampler, which skips blocks of the mask by their count, must draw the same action as the
@@ -17,6 +19,7 @@ from hypothesis import strategies as st
 from numba import njit
 
 from mountain_rummy_env import Game
+from mountain_rummy_env.cards import JOKER_FACE
 from mountain_rummy_env.core import rules
 from mountain_rummy_env.core.state import PHASE_DRAW, PHASE_PLAY
 from mountain_rummy_env.envs.vector import sample_masked
@@ -41,17 +44,47 @@ def _fits_now(s, spec):
     return rules.obligation_fits_now(s, spec)
 
 
+@njit(cache=True)
+def _probe_against_takes(s, spec, after):
+    """The draw phase's probe of each take deeper than the top (``rules.face_fits_now`` on
+    the bitmasks of ``rules.fit_bits`` followed down the pile, as ``legal_mask`` does)
+    against ``rules.obligation_fits_now`` of the take made on ``after``. Returns (takes
+    compared, probes saying yes, disagreements)."""
+    size, free, nj, nj_taken, held, free_bits, up = rules.fit_bits(s, spec, s.current)
+    compared = 0
+    yes = 0
+    bad = 0
+    for depth in range(s.discard_len):
+        f = spec.card_face[s.discard[s.discard_len - 1 - depth]]
+        size += 1
+        if f == JOKER_FACE:
+            nj += 1
+            nj_taken += 1
+        else:
+            held |= np.uint64(1) << np.uint64(f)
+        if depth == 0 or f == JOKER_FACE:
+            continue
+        after[0] = s
+        rules.take_cards(after[0], depth)
+        probe = rules.face_fits_now(s, spec, f, size, free, nj, nj_taken, held, free_bits, up)
+        compared += 1
+        yes += probe
+        bad += probe != rules.obligation_fits_now(after[0], spec)
+    return compared, yes, bad
+
+
 def play_and_compare(v, seed: int, steps: int, deep_bias: float) -> dict:
     """Random play of one game of ``v``; deep takes chosen with probability ``deep_bias``
     where offered. Every position's mask is compared with the full recomputation, and at
-    every position with a pending obligation card the shortcut's yes must be the search's."""
+    every position with a pending obligation card the shortcut's yes must be the search's;
+    at every draw position each take's probe must be the shortcut's answer after the take."""
     g = Game(v, 1)
     g.reset(seed=seed)
     rng = np.random.default_rng(seed)
     lay = v.layout
     full = np.zeros(v.num_actions, np.int8)
     scratch = np.zeros(rules.SCRATCH_RECORDS, dtype=v.dtype)
-    seen = {"draw": 0, "pending": 0, "fits_now": 0, "positions": 0}
+    seen = {"draw": 0, "pending": 0, "fits_now": 0, "positions": 0, "probed": 0, "probe_yes": 0}
     for _ in range(steps):
         if g.done(0):
             break
@@ -64,6 +97,11 @@ def play_and_compare(v, seed: int, steps: int, deep_bias: float) -> dict:
         phase = int(s["phase"])
         if phase == PHASE_DRAW:
             seen["draw"] += 1
+            if rules.fits_now_possible(s, g.spec):
+                compared, yes, bad = _probe_against_takes(s, g.spec, scratch[:1])
+                assert bad == 0, (seed, int(s["turn"]))
+                seen["probed"] += compared
+                seen["probe_yes"] += yes
         if phase == PHASE_PLAY and int(s["obligation"]) >= 0:
             seen["pending"] += 1
             if _fits_now(s, g.spec):
@@ -91,12 +129,13 @@ def test_fast_mask_equals_full_recomputation(seed, jokers, hand_size, deep_bias)
 
 def test_fast_mask_equals_full_on_many_positions():
     """A fixed set of games, enough pending-obligation positions to mean something."""
-    total = {"draw": 0, "pending": 0, "fits_now": 0, "positions": 0}
+    total = {"draw": 0, "pending": 0, "fits_now": 0, "positions": 0, "probed": 0, "probe_yes": 0}
     for seed in range(12):
         seen = play_and_compare(variant(), 1000 + seed, 400, 0.8)
         for k in total:
             total[k] += seen[k]
     assert total["pending"] >= 100 and total["fits_now"] >= 20, total
+    assert total["probed"] >= 1000 and total["probe_yes"] >= 100, total
 
 
 def _sample_reference(mask, rng_state):

@@ -307,23 +307,6 @@ def hand_mask_bits(face_card):
 
 
 @njit(cache=True)
-def hand_counts(s, spec, p):
-    """(hand size, cards that may be discarded) of seat ``p``: :func:`hand_view`'s counts
-    without its arrays."""
-    loc = s.loc
-    taken = s.taken
-    at = LOC_HAND + p
-    size = 0
-    free = 0
-    for c in range(spec.num_cards):
-        if loc[c] == at:
-            size += 1
-            if taken[c] == 0:
-                free += 1
-    return size, free
-
-
-@njit(cache=True)
 def popcount(x):
     """Set bits of a face mask: one POPCNT (the template tests run it per template)."""
     return _popcount(x)
@@ -713,18 +696,44 @@ def each_card_placeable(s, spec, scratch):
     return True
 
 
+VIEW_WIDTH = 3 * JOKER_FACE + 8 + 3   # face_card, shown_card, face_up, jokers, (nj, size, free)
+
+
+@njit(cache=True)
+def views_into(s, spec, p, view):
+    """Fill ``view`` (``VIEW_WIDTH`` int16) with the hand and table views of player ``p``
+    (see hand_view, table_view) and return it. One array per position, so that a search
+    builds a position's views once and hands them to every question about it
+    (:func:`unpack_views` reads them)."""
+    nj, size, free, _ = hand_view(s, spec, p, view[:JOKER_FACE],
+                                  view[3 * JOKER_FACE:3 * JOKER_FACE + 8])
+    table_view(s, spec, view[JOKER_FACE:2 * JOKER_FACE], view[2 * JOKER_FACE:3 * JOKER_FACE])
+    view[VIEW_WIDTH - 3] = nj
+    view[VIEW_WIDTH - 2] = size
+    view[VIEW_WIDTH - 1] = free
+    return view
+
+
+@njit(cache=True)
+def unpack_views(view):
+    """(face_card, jokers, nj, size, free, shown_card, face_up) of a :func:`views_into` array."""
+    return (view[:JOKER_FACE], view[3 * JOKER_FACE:3 * JOKER_FACE + 8],
+            np.int64(view[VIEW_WIDTH - 3]), np.int64(view[VIEW_WIDTH - 2]),
+            np.int64(view[VIEW_WIDTH - 1]), view[JOKER_FACE:2 * JOKER_FACE],
+            view[2 * JOKER_FACE:3 * JOKER_FACE])
+
+
+@njit(cache=True)
+def new_views(s, spec):
+    """:func:`views_into` a new array, for the current player."""
+    return views_into(s, spec, s.current, np.empty(VIEW_WIDTH, np.int16))
+
+
 @njit(cache=True)
 def position_views(s, spec, p):
     """Hand and table views of player ``p`` used to resolve placements (see hand_view,
     table_view): (face_card, jokers, nj, size, free, shown_card, face_up)."""
-    views = np.empty(3 * JOKER_FACE + 8, np.int16)   # one allocation, four views of it
-    face_card = views[:JOKER_FACE]
-    shown_card = views[JOKER_FACE:2 * JOKER_FACE]
-    face_up = views[2 * JOKER_FACE:3 * JOKER_FACE]
-    jokers = views[3 * JOKER_FACE:]
-    nj, size, free, _ = hand_view(s, spec, p, face_card, jokers)
-    table_view(s, spec, shown_card, face_up)
-    return face_card, jokers, nj, size, free, shown_card, face_up
+    return unpack_views(views_into(s, spec, p, np.empty(VIEW_WIDTH, np.int16)))
 
 
 @njit(cache=True)
@@ -733,18 +742,19 @@ def placement_candidates(s, spec, require_face, acts, n_hand, free_used, uses, p
     the turn could end afterwards. Per candidate: action id, hand cards used, discardable
     cards used, whether it uses the obligation card, and the faces it puts in a meld
     (bitmask). ``require_face`` >= 0 keeps only candidates holding that face. Returns the count."""
-    return placement_candidates_of(s, spec, require_face, False, np.uint64(0), acts, n_hand,
-                                   free_used, uses, placed)
+    return placement_candidates_of(s, spec, new_views(s, spec), require_face, False,
+                                   np.uint64(0), acts, n_hand, free_used, uses, placed)
 
 
 @njit(cache=True)
-def placement_candidates_of(s, spec, require_face, regroups_only, regroup_faces, acts, n_hand,
-                            free_used, uses, placed):
-    """:func:`placement_candidates`; with ``regroups_only`` the new melds from the hand are
-    left out, and so are regroups of templates holding none of ``regroup_faces`` (the
-    candidates :func:`may_enable` could accept; same order otherwise)."""
+def placement_candidates_of(s, spec, view, require_face, regroups_only, regroup_faces, acts,
+                            n_hand, free_used, uses, placed):
+    """:func:`placement_candidates` with the position's views ``view`` (:func:`new_views`);
+    with ``regroups_only`` the new melds from the hand are left out, and so are regroups of
+    templates holding none of ``regroup_faces`` (the candidates :func:`may_enable` could
+    accept; same order otherwise)."""
     p = s.current
-    face_card, jokers, nj, size, free, shown_card, face_up = position_views(s, spec, p)
+    face_card, jokers, nj, size, free, shown_card, face_up = unpack_views(view)
     pair = np.empty(2 * MELD_WIDTH, np.int16)
     used = pair[:MELD_WIDTH]
     decl = pair[MELD_WIDTH:]
@@ -765,7 +775,8 @@ def placement_candidates_of(s, spec, require_face, regroups_only, regroup_faces,
                 continue
             if not template_may_fit(spec.t_mask[t], regroup, hand_bits, detachable, nj):
                 continue
-            removed[:] = 0
+            if regroup:   # only a regroup detaches (and flags) table cards
+                removed[:] = 0
             n, nh = resolve_meld(s, spec, t, regroup, p, face_card, jokers, nj,
                                  shown_card, face_up, used, decl, removed, True)
             if n < 0:
@@ -783,7 +794,10 @@ def placement_candidates_of(s, spec, require_face, regroups_only, regroup_faces,
             placed[count] = spec.t_mask[t]
             count += 1
     for m in range(spec.max_melds):
-        for end in range(4):
+        kind = s.m_kind[m]
+        if kind == MELD_EMPTY:
+            continue
+        for end in range(4 if kind == SET else 2):   # a run has two ends (end_face)
             f = end_face(s, m, end)
             if f < 0 or narrow and f != require_face:
                 continue
@@ -802,8 +816,15 @@ def placement_candidates_of(s, spec, require_face, regroups_only, regroup_faces,
 @njit(cache=True)
 def apply_placement(s, spec, a):
     """Play meld, regroup or layoff action ``a`` (resolved as in :func:`resolve_meld`)."""
+    apply_placement_with(s, spec, new_views(s, spec), a)
+
+
+@njit(cache=True)
+def apply_placement_with(s, spec, view, a):
+    """:func:`apply_placement`, ``view`` holding the views of this position (of ``s`` or of
+    a copy of it: the search applies each step to a copy of a node whose views it has)."""
     p = s.current
-    face_card, jokers, nj, size, free, shown_card, face_up = position_views(s, spec, p)
+    face_card, jokers, nj, size, free, shown_card, face_up = unpack_views(view)
     if a < spec.a_layoff:
         used = np.empty(MELD_WIDTH, np.int16)
         decl = np.empty(MELD_WIDTH, np.int16)
@@ -820,14 +841,15 @@ def apply_placement(s, spec, a):
 
 
 @njit(cache=True)
-def can_end_after(s, spec, a, size_after, free_after, scratch):
+def can_end_after(s, spec, view, a, size_after, free_after, scratch):
     """MR-7: after placement ``a`` can the turn still end -- hand empty (High Camp), a card
-    left that may be discarded, or the rest (all taken this turn) meldable in full?"""
+    left that may be discarded, or the rest (all taken this turn) meldable in full?
+    ``view``: the views of ``s``."""
     if size_after == 0 or free_after > 0:
         return True
     scratch[len(scratch) - 1] = s
     probe = scratch[len(scratch) - 1]
-    apply_placement(probe, spec, a)
+    apply_placement_with(probe, spec, view, a)
     return can_clear(probe, spec, scratch[: len(scratch) - 1])
 
 
@@ -841,15 +863,17 @@ def candidate_buffers(spec):
 
 
 @njit(cache=True)
-def obligation_fit(s, spec, acts, n_hand, free_used, uses, placed):
+def obligation_fit(s, spec, view, acts, n_hand, free_used, uses, placed):
     """How the obligation card k can be placed right now: 2 by a placement keeping a card
     that may be discarded, or emptying the hand (the turn can end, MR-7.3); 1 only by
-    placements that keep none; 0 not at all. The candidate buffers are scratch."""
+    placements that keep none; 0 not at all. ``view``: the views of ``s``; the candidate
+    buffers are scratch."""
     k = s.obligation
     face = spec.card_face[k]
-    count = placement_candidates(s, spec, face if face < JOKER_FACE else -1, acts, n_hand,
-                                 free_used, uses, placed)
-    size, free = hand_counts(s, spec, s.current)
+    count = placement_candidates_of(s, spec, view, face if face < JOKER_FACE else -1, False,
+                                    np.uint64(0), acts, n_hand, free_used, uses, placed)
+    size = view[VIEW_WIDTH - 2]
+    free = view[VIEW_WIDTH - 1]
     fit = 0
     for i in range(count):
         if uses[i]:
@@ -1079,12 +1103,14 @@ def may_enable(s, spec, a, placed, joker, related, sources):
 
 
 @njit(cache=True)
-def enabling_steps(s, spec, joker, related, sources, steps, acts, n_hand, free_used, uses, placed):
+def enabling_steps(s, spec, view, joker, related, sources, steps, acts, n_hand, free_used, uses,
+                   placed):
     """Fill ``steps`` with the placements that :func:`may_enable` the obligation card now
-    (the candidate buffers are scratch); returns how many. New melds from the hand never
-    do, nor regroups of templates without a ``sources`` face when k is a natural, so those
-    are not enumerated."""
-    count = placement_candidates_of(s, spec, -1, True, ~np.uint64(0) if joker else sources,
+    (``view``: the views of ``s``; the candidate buffers are scratch); returns how many. New
+    melds from the hand never do, nor regroups of templates without a ``sources`` face when
+    k is a natural, so those are not enumerated."""
+    count = placement_candidates_of(s, spec, view, -1, True,
+                                    ~np.uint64(0) if joker else sources,
                                     acts, n_hand, free_used, uses, placed)
     n = 0
     for i in range(count):
@@ -1101,9 +1127,11 @@ def best_fit_reachable(s, spec, scratch, levels, enough):
     (depth-first on the top ``levels + 1`` records of ``scratch``); it stops once a
     position fits ``enough``. The other placements are left out: k can be placed without
     them just as well (see may_enable), and leaving them out keeps every card that may be
-    discarded."""
+    discarded. Each node's views are built once (row ``depth`` of ``views``) and serve its
+    fit, its steps and the placements applied to its copies."""
     acts, n_hand, free_used, uses, placed = candidate_buffers(spec)
-    best = obligation_fit(s, spec, acts, n_hand, free_used, uses, placed)
+    root = new_views(s, spec)
+    best = obligation_fit(s, spec, root, acts, n_hand, free_used, uses, placed)
     # each step takes a card from the hand and k stays: with no more steps left than levels,
     # the depth limit cuts no search short (as in can_clear)
     steps_left = hand_size_of(s, spec, s.current) - 1
@@ -1116,7 +1144,7 @@ def best_fit_reachable(s, spec, scratch, levels, enough):
     related = ~np.uint64(0) if joker else related_faces(face)
     sources = np.uint64(0)
     if not joker:
-        face_card, jokers, nj, size, free, shown_card, face_up = position_views(s, spec, s.current)
+        face_card, jokers, nj, size, free, shown_card, face_up = unpack_views(root)
         held = hand_mask_bits(face_card)
         sources = regroup_sources(s, spec, s.current, face, held,
                                   others_faces(s, spec, s.current, shown_card), nj)
@@ -1127,10 +1155,12 @@ def best_fit_reachable(s, spec, scratch, levels, enough):
     base = len(scratch) - 1 - levels
     steps = np.empty((levels, len(acts)), np.int16)
     count = np.zeros(levels, np.int64)
-    count[0] = enabling_steps(s, spec, joker, related, sources, steps[0], acts, n_hand,
+    count[0] = enabling_steps(s, spec, root, joker, related, sources, steps[0], acts, n_hand,
                               free_used, uses, placed)
     if count[0] == 0:   # nothing can prepare k: the search would visit no position
         return best
+    views = np.empty((levels + 1, VIEW_WIDTH), np.int16)
+    views[0] = root
     cursor = np.zeros(levels, np.int64)
     keys, depths = visited_table()
     stored = 0
@@ -1144,39 +1174,28 @@ def best_fit_reachable(s, spec, scratch, levels, enough):
         cursor[depth] += 1
         scratch[base + depth + 1] = scratch[base + depth]
         nxt = scratch[base + depth + 1]
-        apply_placement(nxt, spec, a)
+        apply_placement_with(nxt, spec, views[depth], a)
         if not first_visit(keys, depths, position_key(nxt, spec), depth + 1 if limit_binds else 0):
             continue
         stored += 1
         keys, depths = with_room(keys, depths, stored)
-        best = max(best, obligation_fit(nxt, spec, acts, n_hand, free_used, uses, placed))
+        view = views_into(nxt, spec, nxt.current, views[depth + 1])
+        best = max(best, obligation_fit(nxt, spec, view, acts, n_hand, free_used, uses, placed))
         if best >= enough:
             return best
         if depth + 1 < levels:
             depth += 1
             cursor[depth] = 0
-            count[depth] = enabling_steps(nxt, spec, joker, related, sources, steps[depth], acts,
-                                          n_hand, free_used, uses, placed)
+            count[depth] = enabling_steps(nxt, spec, view, joker, related, sources, steps[depth],
+                                          acts, n_hand, free_used, uses, placed)
     return best
 
 
 @njit(cache=True)
-def obligation_fits_now(s, spec):
-    """Sufficient for :func:`obligation_fit` == 2, from one scan of the cards and face
-    bitmasks, no allocation: the obligation card k (a natural) can be laid off now keeping a
-    card that may be discarded, or melded now from the hand (no regroup) keeping one or
-    emptying the hand. It reads the same choices :func:`placement_candidates` and
-    :func:`resolve_meld` make: k is its face's only card (one deck), a missing face is
-    filled by a joker declared as it unless that face is face up, jokers taken this turn
-    are used before the others. False (decide by the search) for a joker k, two decks, or
-    a template naming a face twice."""
-    k = s.obligation
-    if k < 0 or spec.num_naturals > NUM_RANKS * 4 or s.wild_rank >= 0:
-        return False
-    f = spec.card_face[k]
-    if f == JOKER_FACE or s.taken[k] == 0:
-        return False
-    p = s.current
+def fit_bits(s, spec, p):
+    """One scan of the cards for :func:`face_fits_now`: (hand size, cards that may be
+    discarded, jokers, jokers taken this turn, natural faces held, those that may be
+    discarded, faces up on the table) of seat ``p``'s hand and the table."""
     size = 0
     free = 0
     nj_taken = 0
@@ -1203,6 +1222,21 @@ def obligation_fits_now(s, spec):
                 held |= one << np.uint64(g)
                 if not taken:
                     free_bits |= one << np.uint64(g)
+    return size, free, nj, nj_taken, held, free_bits, up
+
+
+@njit(cache=True)
+def fits_now_possible(s, spec):
+    """Whether :func:`face_fits_now` may answer for this hand: one deck, no wild rank."""
+    return spec.num_naturals <= NUM_RANKS * 4 and s.wild_rank < 0
+
+
+@njit(cache=True)
+def face_fits_now(s, spec, f, size, free, nj, nj_taken, held, free_bits, up):
+    """:func:`obligation_fits_now` for a natural k of face ``f`` taken this turn, the hand
+    and table given by the counts and bitmasks of :func:`fit_bits` (k in the hand). Only
+    the table is read from ``s``, so the draw phase asks it of a take without making the
+    take (:func:`legal_mask_exact`)."""
     # a layoff of k uses k alone (taken this turn)
     if free > 0 or size == 1:
         for m in range(spec.max_melds):
@@ -1224,6 +1258,26 @@ def obligation_fits_now(s, spec):
         if free > free_used or size == n:
             return True
     return False
+
+
+@njit(cache=True)
+def obligation_fits_now(s, spec):
+    """Sufficient for :func:`obligation_fit` == 2, from one scan of the cards and face
+    bitmasks, no allocation: the obligation card k (a natural) can be laid off now keeping a
+    card that may be discarded, or melded now from the hand (no regroup) keeping one or
+    emptying the hand. It reads the same choices :func:`placement_candidates` and
+    :func:`resolve_meld` make: k is its face's only card (one deck), a missing face is
+    filled by a joker declared as it unless that face is face up, jokers taken this turn
+    are used before the others. False (decide by the search) for a joker k, two decks, or
+    a template naming a face twice."""
+    k = s.obligation
+    if k < 0 or not fits_now_possible(s, spec):
+        return False
+    f = spec.card_face[k]
+    if f == JOKER_FACE or s.taken[k] == 0:
+        return False
+    size, free, nj, nj_taken, held, free_bits, up = fit_bits(s, spec, s.current)
+    return face_fits_now(s, spec, f, size, free, nj, nj_taken, held, free_bits, up)
 
 
 @njit(cache=True)
@@ -1252,18 +1306,21 @@ def placement_mask(s, spec, mask, scratch, check_end, fast=True):
     obligation is pending (MR-7.1) a placement must use the obligation card, or leave it
     placeable by some later sequence of placements (:func:`obligation_reachable`)."""
     acts, n_hand, free_used, uses, placed = candidate_buffers(spec)
-    count = placement_candidates(s, spec, -1, acts, n_hand, free_used, uses, placed)
-    size, free = hand_counts(s, spec, s.current)
+    view = new_views(s, spec)
+    count = placement_candidates_of(s, spec, view, -1, False, np.uint64(0), acts, n_hand,
+                                    free_used, uses, placed)
+    size = view[VIEW_WIDTH - 2]
+    free = view[VIEW_WIDTH - 1]
     k = s.obligation
     legal = 0
     for i in range(count):
         if k >= 0 and not uses[i]:
             scratch[len(scratch) - 1] = s
             probe = scratch[len(scratch) - 1]
-            apply_placement(probe, spec, acts[i])
+            apply_placement_with(probe, spec, view, acts[i])
             if not obligation_reachable(probe, spec, scratch[: len(scratch) - 1], fast):
                 continue
-        elif check_end and not can_end_after(s, spec, acts[i], size - n_hand[i],
+        elif check_end and not can_end_after(s, spec, view, acts[i], size - n_hand[i],
                                              free - free_used[i], scratch):
             continue
         mask[acts[i]] = 1
@@ -1308,28 +1365,41 @@ def legal_mask_exact(s, spec, mask, scratch, fast):
     if phase == PHASE_DRAW:
         mask[spec.a_draw] = 1
         # A card k taken deep must be placed this turn (MR-7.1). A cheap necessary test
-        # first (may_be_placed, with the cards taken with k in the hand); only then is the
-        # take simulated and searched.
+        # first (may_be_placed, with the cards taken with k in the hand); then, with
+        # ``fast``, obligation_fits_now of the take from bitmasks that follow the pile down
+        # (the cards above k and k join the hand, taken); only then is the take made on a
+        # copy and searched.
         p = s.current
         face_card, jokers, nj, size, free, shown_card, face_up = position_views(s, spec, p)
         held = hand_mask_bits(face_card)
         others = others_faces(s, spec, p, shown_card)
+        probe = fast and fits_now_possible(s, spec)
+        t_size, t_free, t_nj, t_nj_taken, t_held, t_free_bits, up = fit_bits(s, spec, p)
         for depth in range(s.discard_len):
             c = s.discard[s.discard_len - 1 - depth]
             f = spec.card_face[c]
+            t_size += 1
             if f == JOKER_FACE:
                 nj += 1
+                t_nj += 1
+                t_nj_taken += 1
             else:
                 held |= np.uint64(1) << np.uint64(f)
+                t_held |= np.uint64(1) << np.uint64(f)
             if depth == 0:
                 mask[spec.a_take + c] = 1
                 continue
             if f != JOKER_FACE and not may_be_placed(s, spec, f, held, others, nj):
                 continue
+            if probe and f != JOKER_FACE and face_fits_now(s, spec, f, t_size, t_free, t_nj,
+                                                           t_nj_taken, t_held, t_free_bits, up):
+                mask[spec.a_take + c] = 1
+                continue
             scratch[len(scratch) - 1] = s
             after = scratch[len(scratch) - 1]
             take_cards(after, depth)
-            if obligation_reachable(after, spec, scratch[: len(scratch) - 1], fast):
+            # obligation_fits_now(after) is what the probe just answered (False for a joker)
+            if obligation_reachable(after, spec, scratch[: len(scratch) - 1], False):
                 mask[spec.a_take + c] = 1
         return
     if phase == PHASE_RESPONSE:

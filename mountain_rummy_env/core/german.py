@@ -38,7 +38,7 @@ from ..solver import OBJ_CREDIT, _lowbit, make_workspace, solve_multiset_ws
 from .batch import register_kernels
 from .rules import (
     apply_layoff, apply_meld, begin_game, card_face_now, deal, draw_stock, end_face,
-    hand_mask_bits, hand_size_of, hand_view, is_wild, layoff_card, layoff_position, leave_hand,
+    hand_counts, hand_mask_bits, hand_size_of, hand_view, is_wild, layoff_card, layoff_position, leave_hand,
     place_on_table, popcount, random_below, resolve_meld, shuffle_deck, SET,
 )
 from .spec import Spec
@@ -339,7 +339,7 @@ def opening_melds(s, spec, mask, p):
     pending = pending_face(s, spec)
     if credit_ceiling(spec, ids, once, twice, nj, pending) < spec.open_min - s.open_total:
         return
-    shown = table_faces(s, spec) if spec.faces_once else np.uint64(0)     # D3
+    shown = d3_faces(s, spec)
     for t in ids:
         if np.uint64(spec.t_mask[t]) & shown:
             continue
@@ -516,7 +516,7 @@ def meld_offered(s, spec, t, p, held, work, ws, face_card, jokers, nj, no_face_u
     solver's workspace; ``held`` the faces p holds."""
     if fill(spec, t, held, nj)[0] < 0:
         return False
-    if spec.faces_once and (np.uint64(spec.t_mask[t]) & table_faces(s, spec)) != 0:   # D3
+    if np.uint64(spec.t_mask[t]) & d3_faces(s, spec):
         return False
     n = resolve(s, spec, t, p, face_card, jokers, nj, no_face_up, used, decl, removed)
     if n < 0:
@@ -602,8 +602,8 @@ def legal_mask_exact(s, spec, mask, scratch, fast):
                 once, twice, nj = hand_layers(s, spec, p)
                 once, twice, nj = with_face(once, twice, nj, f)
                 if fast:
-                    ok = opening_possible(spec, fillable_templates(spec, once, nj), once, twice,
-                                          nj, 0, f)
+                    ok = fits_a_template(spec, f, once, nj) and opening_possible(
+                        spec, fillable_templates(spec, once, nj), once, twice, nj, 0, f)
                 else:
                     ok = opening_reachable(spec, make_workspace(spec.num_templates), once,
                                            twice, nj, 0, f)
@@ -617,7 +617,7 @@ def legal_mask_exact(s, spec, mask, scratch, fast):
     face_card, jokers, nj, no_face_up, used, decl, removed = meld_scratch(s, spec, p)
     held = hand_mask_bits(face_card)
     # the solver's workspace (about 320 kB for German) only where GE-5's search needs it
-    ws = make_workspace(spec.num_templates if opening else 0)
+    ws = make_workspace(spec.num_templates) if opening else no_workspace()
     # GE-5: a meld is offered only if an opening through it can be completed, so none is
     # when no opening can be completed from here (one search instead of one per template)
     may_meld = not opening
@@ -635,23 +635,58 @@ def legal_mask_exact(s, spec, mask, scratch, fast):
         return
     if s.obligation >= 0:                             # GE-6: the freed joker's meld first
         return
-    once, twice, _ = hand_layers(s, spec, p)
+    shown = d3_faces(s, spec)
+    free = hand_counts(s, spec, p)[1]
+    once = twice = np.uint64(0)     # p's hand layers, read for the first possible swap
+    layers = False
     for m in range(spec.max_melds):
         if s.m_kind[m] == MELD_EMPTY:
             continue
         for end in range(4):
             f = end_face(s, m, end)
-            if f >= 0 and layoff_offered(s, spec, p, m, f, face_card, jokers, nj, no_face_up,
-                                         scratch):
+            if f < 0:
+                continue
+            c = layoff_card(s, spec, m, f, face_card, jokers, nj, no_face_up)
+            if c >= 0 and card_layoff_offered(s, spec, p, m, f, c, shown, free, scratch):
                 mask[spec.a_layoff + m * JOKER_FACE + f] = 1
         for k in range(MELD_WIDTH):
             j = s.m_cards[m, k]
-            if j < 0 or not is_wild(s, spec, j):
-                continue
+            if j < 0 or not is_wild(s, spec, j) or face_card[s.shown[j]] < 0:
+                continue            # (swap_offered's first test, before the layers are read)
+            if not layers:
+                once, twice, _ = hand_layers(s, spec, p)
+                layers = True
             f = s.shown[j]
             if swap_offered(s, spec, p, m, f, once, twice, nj, face_card, scratch[1:], ws):
                 mask[spec.a_swap + m * JOKER_FACE + f] = 1
     discard_mask(s, spec, mask, p)
+
+
+@njit(cache=True)
+def no_workspace():
+    """A stand-in of the solver's workspace (:func:`solver.make_workspace`'s types) for the
+    calls that run no GE-5 search, an opened seat's: ``make_workspace(0)`` allocates 30 kB."""
+    z = np.empty((0, 0), np.int64)
+    return z, np.empty((0, 0), np.float64), z, z, z, np.empty((0, 0), np.int32), z
+
+
+@njit(cache=True)
+def fits_a_template(spec, f, once, jokers):
+    """Whether a template holding face ``f`` can be filled from this hand (a joker, -1: yes):
+    the taken discard's first test, before every template is (GE-5)."""
+    if f == JOKER_FACE:
+        return True
+    for i in range(spec.by_face_count[f]):
+        if fill(spec, spec.by_face[f, i], once, jokers)[0] >= 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def d3_faces(s, spec):
+    """The faces a placement may not show again (Crazy's D3, ``faces_once``: the table's),
+    as bits; none where faces may show twice."""
+    return table_faces(s, spec) if spec.faces_once else np.uint64(0)
 
 
 @njit(cache=True)
@@ -660,11 +695,18 @@ def layoff_offered(s, spec, p, m, f, face_card, jokers, nj, no_face_up, work):
     of p's lays off face ``f`` on meld ``m`` without a dead end (``work[0]`` is scratch for
     the position after it). ``face_card``/``jokers``/``nj`` are p's hand (:func:`rules.hand_view`)."""
     c = layoff_card(s, spec, m, f, face_card, jokers, nj, no_face_up)
-    if c < 0:
+    return c >= 0 and card_layoff_offered(s, spec, p, m, f, c, d3_faces(s, spec),
+                                          hand_counts(s, spec, p)[1], work)
+
+
+@njit(cache=True)
+def card_layoff_offered(s, spec, p, m, f, c, shown, free, work):
+    """:func:`layoff_offered` once p's card ``c`` to lay off is known: ``shown`` are the
+    faces it may not show (:func:`d3_faces`), ``free`` p's cards not taken this turn; when
+    another of those stays in hand the turn can end without playing the layoff out."""
+    if shown >> np.uint64(f) & np.uint64(1):   # D3
         return False
-    if spec.faces_once and table_faces(s, spec) >> np.uint64(f) & np.uint64(1):   # D3
-        return False
-    if keeps_free_card(s, spec, p, np.full(1, c, np.int16), 1):
+    if free > (s.taken[c] == 0):
         return True
     work[0] = s
     apply_layoff(work[0], spec, m, f, c)

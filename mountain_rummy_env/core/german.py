@@ -672,8 +672,8 @@ def no_workspace():
 
 @njit(cache=True)
 def fits_a_template(spec, f, once, jokers):
-    """Whether a template holding face ``f`` can be filled from this hand (a joker, -1: yes):
-    the taken discard's first test, before every template is (GE-5)."""
+    """Whether a template holding face ``f`` can be filled from this hand (``f`` a joker:
+    yes): the taken discard's first test, before every template is (GE-5)."""
     if f == JOKER_FACE:
         return True
     for i in range(spec.by_face_count[f]):

@@ -38,8 +38,8 @@ from ..solver import OBJ_CREDIT, _lowbit, make_workspace, solve_multiset_ws
 from .batch import register_kernels
 from .rules import (
     apply_layoff, apply_meld, begin_game, card_face_now, deal, draw_stock, end_face,
-    hand_counts, hand_mask_bits, hand_size_of, hand_view, is_wild, layoff_card, layoff_position, leave_hand,
-    place_on_table, popcount, random_below, resolve_meld, shuffle_deck, SET,
+    hand_counts, hand_mask_bits, hand_size_of, hand_view, is_wild, layoff_card, layoff_position,
+    leave_hand, place_on_table, popcount, random_below, resolve_meld, shuffle_deck, SET,
 )
 from .spec import Spec
 from .state import (
@@ -1005,8 +1005,8 @@ def apply_action(s, spec, a):
 
 __all__ = [
     "GermanSpec", "german_state_dtype", "legal_mask", "apply_action", "new_game", "next_hand",
-    "start_hand", "opening_reachable", "meld_offered", "legal_mask_full", "layoff_offered", "swap_offered",
-    "scalar_names", "MAX_CLEAR_DEPTH",
+    "start_hand", "opening_reachable", "meld_offered", "legal_mask_full", "layoff_offered",
+    "swap_offered", "scalar_names", "MAX_CLEAR_DEPTH",
 ]
 
 

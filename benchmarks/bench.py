@@ -388,15 +388,33 @@ def bench_memory(variant: str = "mountain", batch: int = 1024, obs_dtype: str = 
 # where the time goes
 
 
-def profile_step(batch: int = 1024, seconds: float = 2.0) -> dict:
-    """Per-action microseconds of: the mask kernel alone (by phase), apply+mask
-    (``advance``), the observation encoder, and the rest of ``VectorEnv.step`` (Python)."""
-    from mountain_rummy_env import mountain_variant
+def mask_phases(variant: str, states: np.ndarray) -> dict:
+    """Rows of recorded ``states`` by the mask's phase: Mountain's (a deep-drawn card
+    pending or not, the response); for the many-seat variants, whether the seat to move
+    has opened and whether a card is pending (the taken discard before opening, GE-5; the
+    freed joker after, GE-6)."""
+    phase, pending = states["phase"], states["obligation"] >= 0
+    if variant not in MANY_SEATS:
+        return {"draw": phase == 0, "play": (phase == 1) & ~pending,
+                "play with a deep-drawn card pending": (phase == 1) & pending,
+                "response": phase == 2}
+    opened = states["placed_before"][np.arange(len(states)), states["current"]] != 0
+    play = phase == 1
+    return {"draw": phase == 0, "play before opening": play & ~opened & ~pending,
+            "play before opening, the taken discard pending": play & ~opened & pending,
+            "play after opening": play & opened & ~pending,
+            "play after opening, a freed joker pending": play & opened & pending}
+
+
+def profile_step(batch: int = 1024, seconds: float = 2.0, variant: str = "mountain") -> dict:
+    """Per-action microseconds of: the mask kernel alone (by phase, :func:`mask_phases`),
+    apply+mask (``advance``), the observation encoder, and the rest of ``VectorEnv.step``
+    (Python)."""
     from mountain_rummy_env.core import batch as kernels
     from mountain_rummy_env.envs import vector as vec
     from mountain_rummy_env.envs.observation import encode_observations
 
-    env = vec.RummyVectorEnv(mountain_variant(), batch, seed=0)
+    env = vec.RummyVectorEnv(_variant(variant), batch, seed=0)
     obs, info = env.reset()
     rng = vec.seed_rng(1, batch)
     acts = np.zeros(batch, np.int64)
@@ -439,11 +457,7 @@ def profile_step(batch: int = 1024, seconds: float = 2.0) -> dict:
     states = np.concatenate(snaps)
     masks = np.zeros((len(states), g.masks.shape[1]), np.int8)
     by_phase = {}
-    pending = states["obligation"] >= 0
-    for name, rows in (("draw", states["phase"] == 0),
-                       ("play", (states["phase"] == 1) & ~pending),
-                       ("play with a deep-drawn card pending", (states["phase"] == 1) & pending),
-                       ("response", states["phase"] == 2)):
+    for name, rows in mask_phases(variant, states).items():
         sub = states[rows]
         if not len(sub):
             continue
@@ -464,7 +478,8 @@ def profile_step(batch: int = 1024, seconds: float = 2.0) -> dict:
         reps += 1
     states = sub
     obs_us = (time.perf_counter() - t) / (reps * len(states)) * 1e6
-    return {"batch": batch, "actions_per_learner_step": n_actions / n_learner,
+    return {"variant": _label(variant), "batch": batch,
+            "actions_per_learner_step": n_actions / n_learner,
             "step_us_per_action": t_step / n_actions * 1e6,
             "advance_us_per_action": t_adv / n_actions * 1e6,
             "encode_us_per_learner_step": t_obs / n_learner * 1e6,
@@ -619,7 +634,8 @@ def run_all(seconds: float, batches, peers: bool = True, profile: bool = True,
     mems = [bench_memory(v, obs_dtype=dtype) for v in ("mountain", "german", "robbers")
             for dtype in OBS_DTYPES]
     rearrange = bench_rearrange(seconds)
-    prof = profile_step(1024, min(seconds, 3.0)) if profile else None
+    profs = [profile_step(1024, min(seconds, 3.0), v) for v in ("mountain", "german")] \
+        if profile else []
     aec_prof = [profile_aec(v, min(seconds, 3.0)) for v in ("gin", "mountain")] if profile else []
 
     os_row = next((r for r in peer_rows if r["name"].startswith("OpenSpiel")), None)
@@ -666,7 +682,7 @@ def run_all(seconds: float, batches, peers: bool = True, profile: bool = True,
             m["core_bytes"], _fmt(m["tracemalloc_peak_per_env"]), _fmt(m["rss_delta_per_env"]))
            for m in mems])
 
-    if prof:
+    for prof in profs:
         prow = [("actions per learner step", f"{prof['actions_per_learner_step']:.2f}"),
                 ("VectorEnv.step, us per action", f"{prof['step_us_per_action']:.1f}"),
                 ("  advance (apply + mask kernel), us per action", f"{prof['advance_us_per_action']:.1f}"),
@@ -674,8 +690,9 @@ def run_all(seconds: float, batches, peers: bool = True, profile: bool = True,
                 ("  rest (Python, autoreset, copies), us per action", f"{prof['other_us_per_action']:.1f}"),
                 ("encode_observations alone, us per obs", f"{prof['encode_us_alone']:.2f}")]
         for name, (us, share) in prof["mask_us_by_phase"].items():
-            prow.append((f"legal_mask alone, {name} phase ({share:.0%} of positions), us", f"{us:.1f}"))
-        table(f"Where the time goes (vector env, batch {prof['batch']})", ("item", "value"), prow)
+            prow.append((f"legal_mask alone, {name} ({share:.0%} of positions), us", f"{us:.1f}"))
+        table(f"Where the time goes ({prof['variant']} vector env, batch {prof['batch']})",
+              ("item", "value"), prow)
     if aec_prof:
         table("Where the time goes (AEC env, us per action of the benchmark loop)",
               ("env", "step", "  rules kernel", "  Python", "last()", "  encoder", "  Python",

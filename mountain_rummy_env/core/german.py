@@ -34,12 +34,12 @@ import numpy as np
 from numba import njit
 
 from ..cards import JOKER_FACE, NUM_RANKS
-from ..solver import OBJ_CREDIT, make_workspace, solve_multiset_ws
+from ..solver import OBJ_CREDIT, _lowbit, make_workspace, solve_multiset_ws
 from .batch import register_kernels
 from .rules import (
     apply_layoff, apply_meld, begin_game, card_face_now, deal, draw_stock, end_face,
-    hand_mask_bits, hand_size_of, hand_view, is_wild, layoff_card, layoff_position, leave_hand,
-    place_on_table, random_below, resolve_meld, shuffle_deck, SET,
+    hand_counts, hand_mask_bits, hand_size_of, hand_view, is_wild, layoff_card, layoff_position,
+    leave_hand, place_on_table, popcount, random_below, resolve_meld, shuffle_deck, SET,
 )
 from .spec import Spec
 from .state import (
@@ -123,12 +123,7 @@ def fill(spec, t, once, jokers):
     when it cannot be melded: not enough jokers, or fewer than ``min_naturals`` naturals in
     a meld with no natural or with two or more jokers (German: no natural; two jokers with
     one natural. Crazy: never, CR-2)."""
-    held = np.uint64(spec.t_mask[t]) & once
-    naturals = 0
-    x = held
-    while x:
-        x &= x - np.uint64(1)
-        naturals += 1
+    naturals = popcount(np.uint64(spec.t_mask[t]) & once)
     k = spec.t_len[t] - naturals
     if k > jokers or naturals < spec.min_naturals and (naturals == 0 or k >= 2):
         return -1, -1
@@ -202,16 +197,159 @@ def opening_reachable(spec, ws, once, twice, jokers, total, pending):
             continue
         used = np.uint64(spec.t_mask[t]) & o
         d = depth + 1
-        st_once[d] = (o & ~used) | (w & used)
-        st_twice[d] = w & ~used
+        st_once[d], st_twice[d] = without_naturals(o, w, used)
         st_jokers[d] = j - k
         st_total[d] = tot + spec.t_total[t]
         st_pending[d] = pend
-        if pend == JOKER_FACE and k > 0 or 0 <= pend < JOKER_FACE and (used >> np.uint64(pend)) & np.uint64(1):
+        if fill_uses(pend, used, k):
             st_pending[d] = -1
         cursor[d] = 0
         depth = d
     return False
+
+
+@njit(cache=True)
+def without_naturals(once, twice, used):
+    """The hand layers (:func:`hand_layers`) once a natural of each face in ``used`` left."""
+    return (once & ~used) | (twice & used), twice & ~used
+
+
+@njit(cache=True)
+def fill_uses(pending, used, k):
+    """Whether a template fill taking the naturals ``used`` (faces) and ``k`` jokers melds
+    the ``pending`` card (a face, JOKER_FACE for a joker, -1 none): a natural's fill takes
+    the taken copy, a joker fill takes the pending joker first (:func:`rules.hand_view`)."""
+    if pending == JOKER_FACE:
+        return k > 0
+    return pending >= 0 and (used >> np.uint64(pending)) & np.uint64(1) != 0
+
+
+# GE-5's shortcuts (issue #24): most questions :func:`opening_reachable` answers by its
+# search are settled by a bound and a greedy try over the few templates the hand can fill.
+
+
+@njit(cache=True)
+def face_credit(spec, f):
+    """The most credit a natural of face ``f`` earns in a meld: its rank's in a set, its
+    run position's in a run (an ace's at either end)."""
+    r = f % NUM_RANKS
+    c = max(spec.rank_credit[r], spec.run_credit[r])
+    if r == 0:
+        c = max(c, spec.run_credit[NUM_RANKS])
+    return c
+
+
+@njit(cache=True)
+def credit_ceiling(spec, ids, once, twice, jokers, pending):
+    """An upper bound of the credit any sequence of template fills from this hand can meld
+    (no smaller than :func:`credit_bounds`'s upper one), or -1 when no fill can use the
+    ``pending`` natural; ``ids`` holds every template the hand can fill (others may be
+    there). The smaller of two sums over the naturals of each face (once, or twice where
+    two melds could take it): (a) those some fill can use, plus the best slot credit per
+    joker; (b) those in a template the hand holds in full, plus the best template credit
+    per joker (a meld either is such a template or uses a joker)."""
+    usable = np.uint64(0)   # faces some fill uses
+    full = np.uint64(0)     # faces of templates held in full
+    full2 = np.uint64(0)    # ... of two such templates, or of one held twice over
+    best_meld = 0
+    for t in ids:
+        if fill(spec, t, once, jokers)[0] < 0:
+            continue
+        tm = np.uint64(spec.t_mask[t])
+        usable |= tm & once
+        best_meld = max(best_meld, spec.t_total[t])
+        if tm & ~once == 0:
+            full2 |= full & tm
+            if tm & ~twice == 0:
+                full2 |= tm
+            full |= tm
+    if 0 <= pending < JOKER_FACE and (usable >> np.uint64(pending)) & np.uint64(1) == 0:
+        return -1
+    a = jokers * max(spec.rank_credit.max(), spec.run_credit.max())
+    b = jokers * best_meld
+    x = usable
+    while x:
+        f = _lowbit(x)
+        x &= x - np.uint64(1)
+        bit = np.uint64(1) << np.uint64(f)
+        c = face_credit(spec, f)
+        a += 2 * c if twice & bit else c
+        if full & bit:
+            b += 2 * c if full2 & twice & bit else c
+    return min(a, b)
+
+
+@njit(cache=True)
+def greedy_opening(spec, ids, once, twice, jokers, total, pending):
+    """Whether one sequence of template fills from ``ids`` brings the turn's credit
+    ``total`` to ``spec.open_min`` and melds the ``pending`` card: each step the fill of
+    most credit, one melding the pending card first. Such a sequence is one that
+    :func:`opening_reachable` searches for, so yes here is its yes."""
+    for _ in range(MAX_OPENING_MELDS):
+        if pending < 0 and total >= spec.open_min:
+            return True
+        best = -1
+        best_value = -1
+        for t in ids:
+            naturals, k = fill(spec, t, once, jokers)
+            if naturals < 0:
+                continue
+            value = spec.t_total[t]
+            if fill_uses(pending, np.uint64(spec.t_mask[t]) & once, k):
+                value += 1 << 20
+            if value > best_value:
+                best, best_value = t, value
+        if best < 0:
+            return False
+        _, k = fill(spec, best, once, jokers)
+        used = np.uint64(spec.t_mask[best]) & once
+        if fill_uses(pending, used, k):
+            pending = -1
+        once, twice = without_naturals(once, twice, used)
+        jokers -= k
+        total += spec.t_total[best]
+    return pending < 0 and total >= spec.open_min
+
+
+@njit(cache=True)
+def opening_possible(spec, ids, once, twice, jokers, total, pending):
+    """:func:`opening_reachable`, from :func:`credit_ceiling` (no) or :func:`greedy_opening`
+    (yes) where they settle it, else by its search. ``ids`` holds every template the hand
+    can fill."""
+    if pending < 0 and total >= spec.open_min:
+        return True
+    ceiling = credit_ceiling(spec, ids, once, twice, jokers, pending)
+    if ceiling < 0 or total + ceiling < spec.open_min:
+        return False
+    if greedy_opening(spec, ids, once, twice, jokers, total, pending):
+        return True
+    return opening_reachable(spec, make_workspace(spec.num_templates), once, twice, jokers,
+                             total, pending)
+
+
+@njit(cache=True)
+def opening_melds(s, spec, mask, p):
+    """GE-5, p not yet opened: mark every ``meld`` through which an opening can still be
+    completed. A meld is its template's fill (naturals where held, jokers for the rest:
+    :func:`resolve` picks the same cards), so the question is :func:`opening_possible` of
+    the hand after that fill, all from face bitmasks. The shortcut of :func:`legal_mask`;
+    :func:`legal_mask_full` asks :func:`meld_offered` instead."""
+    once, twice, nj = hand_layers(s, spec, p)
+    ids = fillable_templates(spec, once, nj)
+    pending = pending_face(s, spec)
+    if credit_ceiling(spec, ids, once, twice, nj, pending) < spec.open_min - s.open_total:
+        return
+    shown = d3_faces(s, spec)
+    for t in ids:
+        if np.uint64(spec.t_mask[t]) & shown:
+            continue
+        _, k = fill(spec, t, once, nj)
+        used = np.uint64(spec.t_mask[t]) & once
+        once_after, twice_after = without_naturals(once, twice, used)
+        if opening_possible(spec, ids, once_after, twice_after, nj - k,
+                            s.open_total + spec.t_total[t],
+                            -1 if fill_uses(pending, used, k) else pending):
+            mask[spec.a_meld + t] = 1
 
 
 # --------------------------------------------------------------------------------------
@@ -378,7 +516,7 @@ def meld_offered(s, spec, t, p, held, work, ws, face_card, jokers, nj, no_face_u
     solver's workspace; ``held`` the faces p holds."""
     if fill(spec, t, held, nj)[0] < 0:
         return False
-    if spec.faces_once and (np.uint64(spec.t_mask[t]) & table_faces(s, spec)) != 0:   # D3
+    if np.uint64(spec.t_mask[t]) & d3_faces(s, spec):
         return False
     n = resolve(s, spec, t, p, face_card, jokers, nj, no_face_up, used, decl, removed)
     if n < 0:
@@ -433,29 +571,53 @@ def some_meld_offered(s, spec, p, work, ws):
 @njit(cache=True)
 def legal_mask(s, spec, mask, scratch):
     """Write the exact legal-action mask of game ``s`` into ``mask`` (int8, zeroed here)."""
+    legal_mask_exact(s, spec, mask, scratch, True)
+
+
+@njit(cache=True)
+def legal_mask_full(s, spec, mask, scratch):
+    """:func:`legal_mask` without its shortcuts (every GE-5 question searched by
+    :func:`opening_reachable`): the reference the tests hold the mask to."""
+    legal_mask_exact(s, spec, mask, scratch, False)
+
+
+@njit(cache=True)
+def legal_mask_exact(s, spec, mask, scratch, fast):
+    """:func:`legal_mask`; ``fast`` settles GE-5's questions by :func:`opening_possible`
+    and :func:`opening_melds` where it can."""
     mask[:] = 0
     if s.phase >= PHASE_HAND_OVER:
         return
     p = s.current
     is_open = opened(s, p)
     top = top_card(s)
+    opening = not is_open and spec.open_min > 0
     if s.phase == PHASE_DRAW:
         mask[spec.a_draw] = 1      # the stock is never empty at a draw (end_turn sees to it)
         if top >= 0 and not (spec.lone_card_draws and hand_size_of(s, spec, p) == 1):   # CR-4
-            if is_open or spec.open_min == 0:
+            if not opening:
                 mask[spec.a_take + top] = 1
             else:                  # GE-5: only for an opening that uses it
                 f = card_face_now(s, spec, top)
                 once, twice, nj = hand_layers(s, spec, p)
                 once, twice, nj = with_face(once, twice, nj, f)
-                if opening_reachable(spec, make_workspace(spec.num_templates), once, twice, nj, 0, f):
+                if fast:
+                    ok = fits_a_template(spec, f, once, nj) and opening_possible(
+                        spec, fillable_templates(spec, once, nj), once, twice, nj, 0, f)
+                else:
+                    ok = opening_reachable(spec, make_workspace(spec.num_templates), once,
+                                           twice, nj, 0, f)
+                if ok:
                     mask[spec.a_take + top] = 1
+        return
+    if opening and fast:
+        opening_melds(s, spec, mask, p)
+        unopened_discards(s, spec, mask, p)
         return
     face_card, jokers, nj, no_face_up, used, decl, removed = meld_scratch(s, spec, p)
     held = hand_mask_bits(face_card)
     # the solver's workspace (about 320 kB for German) only where GE-5's search needs it
-    opening = not is_open and spec.open_min > 0
-    ws = make_workspace(spec.num_templates if opening else 0)
+    ws = make_workspace(spec.num_templates) if opening else no_workspace()
     # GE-5: a meld is offered only if an opening through it can be completed, so none is
     # when no opening can be completed from here (one search instead of one per template)
     may_meld = not opening
@@ -469,28 +631,62 @@ def legal_mask(s, spec, mask, scratch):
                             used, decl, removed):
                 mask[spec.a_meld + t] = 1
     if not is_open:
-        if s.open_total == 0 and s.obligation < 0:    # nothing staged: a plain discard
-            discard_mask(s, spec, mask, p)
+        unopened_discards(s, spec, mask, p)
         return
     if s.obligation >= 0:                             # GE-6: the freed joker's meld first
         return
-    once, twice, _ = hand_layers(s, spec, p)
+    shown = d3_faces(s, spec)
+    free = hand_counts(s, spec, p)[1]
+    once = twice = np.uint64(0)     # p's hand layers, read for the first possible swap
+    layers = False
     for m in range(spec.max_melds):
         if s.m_kind[m] == MELD_EMPTY:
             continue
         for end in range(4):
             f = end_face(s, m, end)
-            if f >= 0 and layoff_offered(s, spec, p, m, f, face_card, jokers, nj, no_face_up,
-                                         scratch):
+            if f < 0:
+                continue
+            c = layoff_card(s, spec, m, f, face_card, jokers, nj, no_face_up)
+            if c >= 0 and card_layoff_offered(s, spec, p, m, f, c, shown, free, scratch):
                 mask[spec.a_layoff + m * JOKER_FACE + f] = 1
         for k in range(MELD_WIDTH):
             j = s.m_cards[m, k]
-            if j < 0 or not is_wild(s, spec, j):
-                continue
+            if j < 0 or not is_wild(s, spec, j) or face_card[s.shown[j]] < 0:
+                continue            # (swap_offered's first test, before the layers are read)
+            if not layers:
+                once, twice, _ = hand_layers(s, spec, p)
+                layers = True
             f = s.shown[j]
             if swap_offered(s, spec, p, m, f, once, twice, nj, face_card, scratch[1:], ws):
                 mask[spec.a_swap + m * JOKER_FACE + f] = 1
     discard_mask(s, spec, mask, p)
+
+
+@njit(cache=True)
+def no_workspace():
+    """A stand-in of the solver's workspace (:func:`solver.make_workspace`'s types) for the
+    calls that run no GE-5 search, an opened seat's: ``make_workspace(0)`` allocates 30 kB."""
+    z = np.empty((0, 0), np.int64)
+    return z, np.empty((0, 0), np.float64), z, z, z, np.empty((0, 0), np.int32), z
+
+
+@njit(cache=True)
+def fits_a_template(spec, f, once, jokers):
+    """Whether a template holding face ``f`` can be filled from this hand (``f`` a joker:
+    yes): the taken discard's first test, before every template is (GE-5)."""
+    if f == JOKER_FACE:
+        return True
+    for i in range(spec.by_face_count[f]):
+        if fill(spec, spec.by_face[f, i], once, jokers)[0] >= 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def d3_faces(s, spec):
+    """The faces a placement may not show again (Crazy's D3, ``faces_once``: the table's),
+    as bits; none where faces may show twice."""
+    return table_faces(s, spec) if spec.faces_once else np.uint64(0)
 
 
 @njit(cache=True)
@@ -499,11 +695,18 @@ def layoff_offered(s, spec, p, m, f, face_card, jokers, nj, no_face_up, work):
     of p's lays off face ``f`` on meld ``m`` without a dead end (``work[0]`` is scratch for
     the position after it). ``face_card``/``jokers``/``nj`` are p's hand (:func:`rules.hand_view`)."""
     c = layoff_card(s, spec, m, f, face_card, jokers, nj, no_face_up)
-    if c < 0:
+    return c >= 0 and card_layoff_offered(s, spec, p, m, f, c, d3_faces(s, spec),
+                                          hand_counts(s, spec, p)[1], work)
+
+
+@njit(cache=True)
+def card_layoff_offered(s, spec, p, m, f, c, shown, free, work):
+    """:func:`layoff_offered` once p's card ``c`` to lay off is known: ``shown`` are the
+    faces it may not show (:func:`d3_faces`), ``free`` p's cards not taken this turn; when
+    another of those stays in hand the turn can end without playing the layoff out."""
+    if shown >> np.uint64(f) & np.uint64(1):   # D3
         return False
-    if spec.faces_once and table_faces(s, spec) >> np.uint64(f) & np.uint64(1):   # D3
-        return False
-    if keeps_free_card(s, spec, p, np.full(1, c, np.int16), 1):
+    if free > (s.taken[c] == 0):
         return True
     work[0] = s
     apply_layoff(work[0], spec, m, f, c)
@@ -529,6 +732,14 @@ def swap_offered(s, spec, p, m, f, once, twice, nj, face_card, work, ws):
     work[0] = s
     apply_swap(work[0], spec, m, f)
     return some_meld_offered(work[0], spec, p, work[1:], ws)
+
+
+@njit(cache=True)
+def unopened_discards(s, spec, mask, p):
+    """Before p has opened: the discards, unless melds toward the opening are staged or the
+    taken discard is still to be used (GE-5)."""
+    if s.open_total == 0 and s.obligation < 0:
+        discard_mask(s, spec, mask, p)
 
 
 @njit(cache=True)
@@ -794,8 +1005,8 @@ def apply_action(s, spec, a):
 
 __all__ = [
     "GermanSpec", "german_state_dtype", "legal_mask", "apply_action", "new_game", "next_hand",
-    "start_hand", "opening_reachable", "meld_offered", "layoff_offered", "swap_offered",
-    "scalar_names", "MAX_CLEAR_DEPTH",
+    "start_hand", "opening_reachable", "meld_offered", "legal_mask_full", "layoff_offered",
+    "swap_offered", "scalar_names", "MAX_CLEAR_DEPTH",
 ]
 
 

@@ -307,6 +307,23 @@ def hand_mask_bits(face_card):
 
 
 @njit(cache=True)
+def hand_counts(s, spec, p):
+    """(hand size, cards that may be discarded) of seat ``p``: :func:`hand_view`'s counts
+    without its arrays (German's mask asks for them where it builds no views)."""
+    loc = s.loc
+    taken = s.taken
+    at = LOC_HAND + p
+    size = 0
+    free = 0
+    for c in range(spec.num_cards):
+        if loc[c] == at:
+            size += 1
+            if taken[c] == 0:
+                free += 1
+    return size, free
+
+
+@njit(cache=True)
 def popcount(x):
     """Set bits of a face mask: one POPCNT (the template tests run it per template)."""
     return _popcount(x)

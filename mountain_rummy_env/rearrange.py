@@ -102,7 +102,7 @@ def _checked(on_table, in_hand, weights):
         w = np.ones(NUM_FACES + 1)
     else:
         try:
-            w = np.asarray(weights, dtype=np.float64)
+            w = np.ascontiguousarray(weights, dtype=np.float64)   # the solver needs it
         except (TypeError, ValueError) as err:
             raise ValueError(f"weights are numbers, one per face: {err}") from None
     if w.shape != (NUM_FACES + 1,):

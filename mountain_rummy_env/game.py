@@ -552,18 +552,19 @@ class PlayerView:
     def hidden_cards(self) -> np.ndarray:
         """Ids, ascending, of the cards ``player`` cannot see: the opponents' cards not known
         to all, the stock and face-down discards."""
-        s = self.game.states[self.index]
+        s = self._s
         loc = s["loc"]
         return np.flatnonzero((loc == LOC_STOCK) | (loc == LOC_FACEDOWN) | (
             (loc >= LOC_HAND) & (loc != LOC_HAND + self.player) & (s["public"] == 0)))
 
     def public_state(self) -> np.ndarray:
-        """A copy of the game's state record (shape ``(1,)``) holding only what ``player``
+        """A copy of the view's state record (shape ``(1,)``) holding only what ``player``
         may know: the cards it cannot see (the opponent's unknown cards, the stock, face-down
         discards) are dealt back in card-id order, and the deck order and the stock cards
         already drawn are blanked (-1). Agents read positions from this, never from
         ``game.states`` (which holds the hidden cards); search re-deals from it."""
-        rec = self.game.states[self.index:self.index + 1].copy()
+        rec = np.empty(1, self._s.dtype)
+        rec[0] = self._s
         s = rec[0]
         loc = s["loc"].copy()
         hidden = self.hidden_cards()

@@ -63,3 +63,27 @@ def test_agents_ignore_where_the_hidden_cards_really_are(name):
             assert picks[0] == picks[1], (spec, k)
         checked += 1
     assert checked >= 10
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_a_view_describes_the_position_it_was_made_at(name):
+    """A view copies the record when made: after the game moves on, every field and the
+    public state it hands to a search are still those of its own position."""
+    g = Game(VARIANTS[name], 1)
+    g.reset(seed=3)
+    p = g.current_player(0)
+    view = player_view(g, 0, p)
+    fresh = player_view(g, 0, p)
+    public, hidden = fresh.public_state(), fresh.hidden_cards()
+    fields = (fresh.hand, fresh.discard, fresh.melds, fresh.known, fresh.hand_sizes,
+              fresh.stock_size, fresh.phase, fresh.current, fresh.taken)
+    rng = np.random.default_rng(0)
+    for _ in range(6):                      # a few moves, the stock drawn from
+        if g.done(0):
+            break
+        g.step_one(0, int(rng.choice(np.flatnonzero(g.masks[0]))))
+    assert g.states[0].tobytes() != public[0].tobytes()
+    assert (view.hand, view.discard, view.melds, view.known, view.hand_sizes, view.stock_size,
+            view.phase, view.current, view.taken) == fields
+    assert np.array_equal(view.hidden_cards(), hidden)
+    assert view.public_state().tobytes() == public.tobytes()

@@ -271,12 +271,12 @@ class RummyVectorEnv(VectorEnv):
         self._start(idx, seeds)
         skipped = self._settle(idx, rewards, terminal, hand_over)
         self._needs_reset = False
-        encode_observations(self.game.states, self.spec, self._learner, self._obs)
+        obs = self._observe()
         infos = {"action_mask": self._out(self.game.masks),
                  "learner_seat": self._learner.copy()}
         if skipped:
             infos["skipped_episodes"] = skipped
-        return self._out(self._obs), infos
+        return obs, infos
 
     def step(self, actions):
         if self._needs_reset:
@@ -311,11 +311,11 @@ class RummyVectorEnv(VectorEnv):
             skipped = self._settle(done, rewards2, terminal2, hand_over2)
             if skipped:
                 infos["skipped_episodes"] = skipped
-        encode_observations(game.states, self.spec, self._learner, self._obs)
+        obs = self._observe()
         infos["action_mask"] = self._out(game.masks)
         infos["learner_seat"] = self._learner.copy()
         infos["hand_over"] = hand_over.astype(bool)
-        return (self._out(self._obs), rewards.astype(np.float32),
+        return (obs, rewards.astype(np.float32),
                 terminal.astype(bool), np.zeros(self.num_envs, bool), infos)
 
     def action_masks(self) -> np.ndarray:
@@ -330,6 +330,14 @@ class RummyVectorEnv(VectorEnv):
 
     def _out(self, a):
         return a.copy() if self.copy else a
+
+    def _observe(self):
+        """Every learner's observation: encoded straight into a fresh array when the env
+        hands out copies (one write of the batch instead of a write and a copy), else into
+        the env's own buffer."""
+        out = np.empty_like(self._obs) if self.copy else self._obs
+        encode_observations(self.game.states, self.spec, self._learner, out)
+        return out
 
     def _buffers(self):
         n = self.num_envs

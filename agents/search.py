@@ -227,7 +227,7 @@ class MonteCarloSearch:
             rows = rows[finished[rows] == 0]       # a hand that ended takes no more moves
             step_t = np.asarray([p[t] if len(p) > t else -1 for p in plans], dtype=np.int64)
             sub, sub_masks, sub_events = states[rows], masks[rows], events[rows]
-            step_batch(sub, v.spec, step_t[rows % k], sub_masks, sub_events, self._scratch)
+            step_batch(sub, v.spec_ref, step_t[rows % k], sub_masks, sub_events, self._scratch)
             states[rows], masks[rows] = sub, sub_masks
             finished[rows] |= (sub_events != EVENT_NONE).astype(np.int8)
         return states, masks, finished

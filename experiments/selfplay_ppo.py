@@ -344,7 +344,7 @@ class Opponents:
                 self.splitmix[games[rows]] = rng      # the streams move on
                 out[rows] = acts
             elif KINDS[code] == "playout":
-                act_batch(self.env.game.states, self.env.spec, masks[rows], games[rows],
+                act_batch(self.env.game.states, self.env.variant.spec, masks[rows], games[rows],
                           self.tables, acts)
                 out[rows] = acts
             else:

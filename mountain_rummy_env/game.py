@@ -99,6 +99,8 @@ class Game:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         self.variant = variant
         self.spec = variant.spec
+        self._spec_ref = variant.spec_ref   # what the compiled calls take (core.spec.spec_of)
+        self._episode_game = bool(variant.spec["episode_game"])   # read at every step
         self.states = np.zeros(batch_size, dtype=variant.dtype)
         self.masks = np.zeros((batch_size, variant.num_actions), dtype=np.int8)
         self.events = np.zeros(batch_size, dtype=np.int8)
@@ -151,7 +153,7 @@ class Game:
             sub["deck"] = self.deck_order(deck)
             given[:] = True
         masks = self.masks[idx]
-        self._call["new_game_batch"](sub, self.spec, seeds, dealers, given, masks, self._scratch)
+        self._call["new_game_batch"](sub, self._spec_ref, seeds, dealers, given, masks, self._scratch)
         if totals is not None:
             sub["scores"][:, :len(totals)] = totals    # per-seat fields may be padded (German: 6)
         sub["hand_no"] = hand_no
@@ -199,7 +201,7 @@ class Game:
         if self.states["phase"][index] != PHASE_HAND_OVER:
             raise ValueError("next_hand needs a finished hand that did not end the game")
         sl = slice(index, index + 1)
-        self._call["next_hand_batch"](self.states[sl], self.spec, self.masks[sl], self._scratch)
+        self._call["next_hand_batch"](self.states[sl], self._spec_ref, self.masks[sl], self._scratch)
         self._deal_scripted(index)
 
     def _deal_scripted(self, index: int) -> None:
@@ -212,7 +214,7 @@ class Game:
         if not queue:
             del self._next_decks[index]
         sl = slice(index, index + 1)
-        self._call["deal_batch"](self.states[sl], self.spec, self.masks[sl], self._scratch)
+        self._call["deal_batch"](self.states[sl], self._spec_ref, self.masks[sl], self._scratch)
 
     def step(self, actions) -> np.ndarray:
         """Play one action per game; returns per-game events (EVENT_* codes).
@@ -229,8 +231,8 @@ class Game:
         if bad.any():
             b = int(np.flatnonzero(bad)[0])
             raise IllegalActionError(self.illegal_reason(b, int(actions[b])))
-        self._call["step_batch"](self.states, self.spec, actions, self.masks, self.events, self._scratch)
-        if self._next_decks and self.spec.episode_game:
+        self._call["step_batch"](self.states, self._spec_ref, actions, self.masks, self.events, self._scratch)
+        if self._next_decks and self._episode_game:
             for b in np.flatnonzero(self.events == EVENT_HAND_OVER).tolist():
                 self._deal_scripted(b)
         return self.events
@@ -246,15 +248,15 @@ class Game:
         if self.batch_size == 1:    # a single game: the compiled call bound to its arrays
             if self._step_single is None or self._step_single[0] is not self.states:
                 self._step_single = (self.states, self._call["step_batch"].bind(
-                    self.states, self.spec, self._one_action, self.masks, self.events,
+                    self.states, self._spec_ref, self._one_action, self.masks, self.events,
                     self._scratch))
             self._step_single[1]()
         else:
             sl = slice(index, index + 1)
-            self._call["step_batch"](self.states[sl], self.spec, self._one_action, self.masks[sl],
+            self._call["step_batch"](self.states[sl], self._spec_ref, self._one_action, self.masks[sl],
                                      self.events[sl], self._scratch)
         event = int(self.events[index])
-        if event == EVENT_HAND_OVER and self.spec.episode_game:
+        if event == EVENT_HAND_OVER and self._episode_game:
             self._deal_scripted(index)
         return event
 
@@ -351,7 +353,7 @@ class Game:
 
         return HandSummary(
             # in a game episode the next hand is already dealt, unless the game is over
-            hand_no=int(s["hand_no"]) if not self.spec.episode_game or s["phase"] == PHASE_GAME_OVER
+            hand_no=int(s["hand_no"]) if not self._episode_game or s["phase"] == PHASE_GAME_OVER
             else int(s["hand_no"]) - 1,
             end=END_NAMES[s["h_end_kind"]], ender=int(s["h_ender"]), winner=int(s["h_winner"]),
             credit=per_seat("h_credit"), deadwood=per_seat("h_deadwood"),

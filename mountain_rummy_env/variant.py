@@ -74,10 +74,16 @@ class Variant:
     layout: ActionLayout
     dtype: np.dtype = field(repr=False)
     wild_ranks: tuple[int, ...] = ()   # ranks a hand may make wild (Crazy Rummy: the rounds' ranks)
+    # the spec as a one-element array, what the env layers pass to compiled entry points:
+    # numba reads an array argument by pointer, a record one at a cost (core.spec.spec_of)
+    spec_ref: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         if isinstance(self.spec, tuple):
             object.__setattr__(self, "spec", spec_record(self.spec))
+        ref = np.zeros(1, self.spec.dtype)
+        ref[0] = self.spec
+        object.__setattr__(self, "spec_ref", ref)
 
     @classmethod
     def build(cls, *, name: str, config, deck: Deck, table: MeldTable, num_players: int,
@@ -94,7 +100,7 @@ class Variant:
 
     @property
     def num_players(self) -> int:
-        return int(self.spec.num_players)
+        return int(self.spec["num_players"])   # item access: a record's attribute costs ~5x
 
     # ----------------------------------------------------------------------------------
     # reward bounds (docs/rewards.md derives them)

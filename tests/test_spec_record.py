@@ -76,6 +76,40 @@ def test_fastcall_takes_the_dispatcher_for_another_record_layout():
     assert [call(first), call(second), call(first)] == [7, 9, 7]
 
 
+@pytest.mark.parametrize("name,options", VARIANTS)
+def test_entry_points_take_the_record_or_its_one_element_array(name, options):
+    """``Variant.spec_ref`` holds the spec as a one-element array, which numba reads by
+    pointer where it reads a record through the buffer protocol (core.spec.spec_of); the
+    compiled entry points give the same games, masks and observations from either."""
+    from mountain_rummy_env.core.rules import SCRATCH_RECORDS
+    from mountain_rummy_env.core.state import PHASE_HAND_OVER
+    from mountain_rummy_env.envs.observation import encode_observations, observation_size
+
+    variant = make_variant(name, **options)
+    ref = variant.spec_ref
+    assert ref.shape == (1,) and ref.dtype is variant.spec.dtype
+    assert ref[0].tobytes() == variant.spec.tobytes()
+    n, P = 6, variant.num_players
+    games = {}
+    for form, spec in (("record", variant.spec), ("array", ref)):
+        states = np.zeros(n, variant.dtype)
+        masks = np.zeros((n, variant.num_actions), np.int8)
+        events = np.zeros(n, np.int8)
+        scratch = np.zeros(SCRATCH_RECORDS, variant.dtype)
+        batch.new_game_batch(states, spec, np.arange(n, dtype=np.uint64) + 3,
+                             np.full(n, -1, np.int64), np.zeros(n, np.bool_), masks, scratch)
+        rng = np.random.default_rng(0)
+        obs = np.zeros((n, observation_size(variant)), np.float32)
+        for _ in range(30):
+            live = states["phase"] < PHASE_HAND_OVER
+            actions = np.array([rng.choice(np.flatnonzero(m)) if ok else -1
+                                for m, ok in zip(masks, live)], np.int64)
+            batch.step_batch(states, spec, actions, masks, events, scratch)
+            encode_observations(states, spec, np.arange(n, dtype=np.int64) % P, obs)
+        games[form] = (states.tobytes(), masks.tobytes(), obs.tobytes())
+    assert games["record"] == games["array"]
+
+
 _MASKS_SCRIPT = """
 import hashlib, sys
 import numpy as np

@@ -13,7 +13,7 @@ from numba import njit
 from numba.extending import overload
 
 from . import rules
-from .spec import Spec, spec_class_of
+from .spec import Spec, spec_class_of, spec_of
 
 KERNELS_BY_SPEC: dict = {Spec: rules}
 
@@ -124,7 +124,9 @@ def _start_hand(s, spec):
 @njit(cache=True)
 def step_batch(states, spec, actions, masks, events, scratch):
     """Apply ``actions[b]`` to every game whose mask allows it, then refresh its mask.
-    Returns the index of the first game whose action was illegal (that game untouched), or -1."""
+    Returns the index of the first game whose action was illegal (that game untouched), or -1.
+    ``spec`` here and in the loops below: the record or ``Variant.spec_ref`` (spec_of)."""
+    spec = spec_of(spec)
     bad = -1
     for b in range(states.shape[0]):
         a = actions[b]
@@ -140,12 +142,14 @@ def step_batch(states, spec, actions, masks, events, scratch):
 
 @njit(cache=True)
 def mask_batch(states, spec, masks, scratch):
+    spec = spec_of(spec)
     for b in range(states.shape[0]):
         legal_mask(states[b], spec, masks[b], scratch)
 
 
 @njit(cache=True)
 def new_game_batch(states, spec, seeds, dealers, deck_given, masks, scratch):
+    spec = spec_of(spec)
     for b in range(states.shape[0]):
         new_game(states[b], spec, seeds[b], dealers[b], deck_given[b])
         legal_mask(states[b], spec, masks[b], scratch)
@@ -154,6 +158,7 @@ def new_game_batch(states, spec, seeds, dealers, deck_given, masks, scratch):
 @njit(cache=True)
 def next_hand_batch(states, spec, masks, scratch):
     """Deal the next hand of every game in ``states`` (each after a finished hand)."""
+    spec = spec_of(spec)
     for b in range(states.shape[0]):
         next_hand(states[b], spec)
         legal_mask(states[b], spec, masks[b], scratch)
@@ -163,6 +168,7 @@ def next_hand_batch(states, spec, masks, scratch):
 def deal_batch(states, spec, masks, scratch):
     """Deal every game's ``deck`` as its current hand, keeping dealer, totals and hand number
     (a scripted deck replacing the one the engine shuffled for a new hand)."""
+    spec = spec_of(spec)
     for b in range(states.shape[0]):
         start_hand(states[b], spec)
         legal_mask(states[b], spec, masks[b], scratch)

@@ -202,7 +202,7 @@ class SeatEncoder:
         states = self.game.states
         if self._bound is None or self._bound[0] is not states:
             self._bound = (states, FastCall(obs_mod.encode_observations).bind(
-                states, self.game.spec, self._players, self._buf))
+                states, self.game.variant.spec_ref, self._players, self._buf))
         self._players[0] = seat
         self._bound[1]()
         if self.planes:
@@ -356,7 +356,7 @@ class raw_env(AECEnv):
     def state(self) -> np.ndarray:
         if not self._has_reset:
             EnvLogger.error_state_before_reset()
-        obs_mod.encode_state(self.game.states, self.variant.spec, self._state_buf)
+        obs_mod.encode_state(self.game.states, self.variant.spec_ref, self._state_buf)
         return self._state_buf[0].copy()
 
     def action_mask(self, agent=None) -> np.ndarray:

@@ -45,6 +45,7 @@ from numba import njit
 from ..config import ConfigError
 from ..core import batch
 from ..core.rules import card_face_now, is_wild
+from ..core.spec import spec_of
 from ..core.state import (
     LOC_FACEDOWN, LOC_HAND, LOC_STOCK, LOC_TABLE, PHASE_GAME_OVER,
     PHASE_HAND_OVER, PHASE_RESPONSE,
@@ -471,7 +472,9 @@ def _encode_extra(s, spec, p, row, start, q):
 def encode_observations(states, spec, players, out):
     """Write the view of seat ``players[b]`` of game ``states[b]`` into ``out[b, :size]``.
 
-    ``out``: (B, n >= observation_size) float32 or int8 (int8: scaled features x 127)."""
+    ``out``: (B, n >= observation_size) float32 or int8 (int8: scaled features x 127).
+    ``spec``: the record or ``Variant.spec_ref`` (faster from Python; core.spec.spec_of)."""
+    spec = spec_of(spec)
     q = float(INT8_SCALE) if out.itemsize == 1 else 1.0
     for b in range(states.shape[0]):
         _encode_view(states[b], spec, players[b], out[b], q)
@@ -480,6 +483,7 @@ def encode_observations(states, spec, players, out):
 @njit(cache=True)
 def encode_clairvoyant(states, spec, players, out):
     """Player view of ``players[b]`` followed by the hidden information (``out``: (B, clairvoyant_size))."""
+    spec = spec_of(spec)
     q = float(INT8_SCALE) if out.itemsize == 1 else 1.0
     size = view_size(spec)
     for b in range(states.shape[0]):
@@ -490,6 +494,7 @@ def encode_clairvoyant(states, spec, players, out):
 @njit(cache=True)
 def encode_state(states, spec, out):
     """The full state (clairvoyant encoding from seat 0) for centralised critics."""
+    spec = spec_of(spec)
     q = float(INT8_SCALE) if out.itemsize == 1 else 1.0
     size = view_size(spec)
     for b in range(states.shape[0]):

@@ -79,6 +79,7 @@ from gymnasium.vector.utils import batch_space
 from numba import njit
 
 from ..core import batch
+from ..core.spec import spec_of
 from ..core.state import EVENT_GAME_OVER, PHASE_HAND_OVER
 from ..game import Game, IllegalActionError
 from .aec import illegal_reward_for, observation_box
@@ -158,7 +159,8 @@ def advance(states, spec, masks, events, scratch, actions, learner, active, rand
     seats until ``learner[b]`` is to move or the episode ended. A hand end adds the learner's
     point margin to ``rewards[b]`` and sets ``hand_over[b]``; an episode end (game over, or any
     hand end when ``spec.episode_game`` is off) sets ``terminal[b]``. Returns the number of
-    actions applied."""
+    actions applied. ``spec``: the record or ``Variant.spec_ref`` (core.spec.spec_of)."""
+    spec = spec_of(spec)
     applied = 0
     for b in range(states.shape[0]):
         if not active[b] or terminal[b]:
@@ -221,7 +223,7 @@ class RummyVectorEnv(VectorEnv):
         self.illegal_action = illegal_action
         self.illegal_reward = illegal_reward_for(variant, "margin", illegal_action, illegal_reward)
         self.variant = variant
-        self.spec = variant.spec
+        self._spec_ref = variant.spec_ref   # what the compiled calls take (core.spec.spec_of)
         self.num_envs = num_envs
         self.opponent = opponent
         self.learner_seat = learner_seat
@@ -296,7 +298,7 @@ class RummyVectorEnv(VectorEnv):
             rewards[bad] = self.illegal_reward     # the episode ends unplayed: advance skips it
             terminal[bad] = True
         self.actions_applied += advance(
-            game.states, self.spec, game.masks, game.events, game._scratch, actions,
+            game.states, self._spec_ref, game.masks, game.events, game._scratch, actions,
             self._learner, self._all, self.opponent == "random", self._rng,
             rewards, terminal, hand_over)
         if self.opponent != "random":
@@ -336,7 +338,7 @@ class RummyVectorEnv(VectorEnv):
         hands out copies (one write of the batch instead of a write and a copy), else into
         the env's own buffer."""
         out = np.empty_like(self._obs) if self.copy else self._obs
-        encode_observations(self.game.states, self.spec, self._learner, out)
+        encode_observations(self.game.states, self._spec_ref, self._learner, out)
         return out
 
     def _buffers(self):
@@ -367,7 +369,7 @@ class RummyVectorEnv(VectorEnv):
         active[idx] = True
         while True:
             self.actions_applied += advance(
-                self.game.states, self.spec, self.game.masks, self.game.events,
+                self.game.states, self._spec_ref, self.game.masks, self.game.events,
                 self.game._scratch, self._no_actions, self._learner, active,
                 self.opponent == "random", self._rng, rewards, terminal, hand_over)
             if self.opponent != "random":
@@ -396,7 +398,7 @@ class RummyVectorEnv(VectorEnv):
                 return
             sub = st[idx]
             obs = np.zeros((len(idx), self._obs.shape[1]), self.obs_dtype)
-            encode_observations(sub, self.spec, sub["current"].astype(np.int64), obs)
+            encode_observations(sub, self._spec_ref, sub["current"].astype(np.int64), obs)
             masks = game.masks[idx]
             self.opponent_games = idx
             acts = np.asarray(self.opponent(obs, masks), dtype=np.int64).reshape(-1)
@@ -408,7 +410,7 @@ class RummyVectorEnv(VectorEnv):
             step_active[:] = False
             step_active[idx] = True
             self.actions_applied += advance(
-                st, self.spec, game.masks, game.events, game._scratch, actions, self._learner,
+                st, self._spec_ref, game.masks, game.events, game._scratch, actions, self._learner,
                 step_active, False, self._rng, rewards, terminal, hand_over)
 
     def _finish(self, done, illegal) -> dict:
@@ -416,7 +418,7 @@ class RummyVectorEnv(VectorEnv):
         ``illegal[b]``: game ``b`` ended by an illegal action (no hand summary)."""
         n = self.num_envs
         final = np.zeros((len(done), self._obs.shape[1]), self.obs_dtype)
-        encode_observations(self.game.states[done], self.spec, self._learner[done], final)
+        encode_observations(self.game.states[done], self._spec_ref, self._learner[done], final)
         final_obs = np.empty(n, dtype=object)
         summary = np.empty(n, dtype=object)
         mask = np.zeros(n, bool)

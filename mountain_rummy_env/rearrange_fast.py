@@ -498,19 +498,23 @@ def _proves_no_play(bound, slack, w_min):
 
 
 @njit(cache=True)
+def _placeable(n_col, lp_int, in_hand, weights):
+    """Does some column hold a hand card worth more than 0?"""
+    cols, col_len = lp_int[0], lp_int[1, :, 0]
+    for j in range(n_col):
+        for k in range(col_len[j]):
+            if in_hand[cols[j, k]] > 0 and weights[cols[j, k]] > 0.0:
+                return True
+    return False
+
+
+@njit(cache=True)
 def _no_play_before_lp(n_col, lp_int, on_table, in_hand, weights, w_min, last_prices):
     """On a legal table, is "no play" proved without the simplex? Yes when no column holds
     a hand card worth more than 0 (then no play earns anything), or when the last LP's
     prices, checked against these columns, bound every play below ``w_min``: successive
     calls of a playout mostly share the table, and most of them have no play."""
-    cols, col_len = lp_int[0], lp_int[1, :, 0]
-    placeable = False
-    for j in range(n_col):
-        for k in range(col_len[j]):
-            f = cols[j, k]
-            if in_hand[f] > 0 and weights[f] > 0.0:
-                placeable = True
-    if not placeable:
+    if not _placeable(n_col, lp_int, in_hand, weights):
         return True
     bound, violation = _certified(last_prices, n_col, lp_int, on_table, in_hand, weights)
     return violation <= 1e-9 and _proves_no_play(bound, _slack(violation), w_min)

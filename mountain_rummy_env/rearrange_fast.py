@@ -103,7 +103,8 @@ def make_rearrange_workspace(capacity=1 << 17, node_limit=0, table_is_legal=Fals
     playouts use it; 0, the default, keeps the solver exact. ``table_is_legal`` promises
     that every ``on_table`` passed is a legal table (as it is at the start of a turn): the
     solver then looks only for plays worth more than nothing, and skips the check of the
-    table alone (an answer of value 0 with no melds means "no play")."""
+    table alone (an answer of value 0 with no melds means "no play"). Slot 28 keeps the
+    last LP's prices: under the promise they may prove "no play" before the next simplex."""
     size = 1
     while size < capacity:
         size *= 2
@@ -135,7 +136,8 @@ def make_rearrange_workspace(capacity=1 << 17, node_limit=0, table_is_legal=Fals
             np.zeros(RUN_KEYS + SET_KEYS, dtype=np.float64),      # 24 LP values by meld key
             np.zeros(MAX_MOVES, dtype=np.float64),         # 25 LP values of a frame's moves
             np.zeros((2, NUM_ROWS), dtype=np.int64),       # 26 cards the fixed LP melds leave
-            np.array([node_limit, table_is_legal], dtype=np.int64))   # 27 node limit (0: none), legal-table promise
+            np.array([node_limit, table_is_legal], dtype=np.int64),   # 27 node limit (0: none), legal-table promise
+            np.zeros(NUM_ROWS, dtype=np.float64))          # 28 the last LP's prices
 
 
 @njit(cache=True)
@@ -416,16 +418,16 @@ def _certified(prices, n_col, lp_int, on_table, in_hand, weights):
 
 
 @njit(cache=True)
-def _solve_lp(on_table, in_hand, weights, ace_low, ace_high, wrap, max_jokers, ws):
-    """The LP relaxation. Returns (outcome, bound, bound slack, number of columns): outcome
-    :data:`_LP_INFEASIBLE` (a Farkas certificate: no arrangement), :data:`_LP_PRICES` (dual
-    prices in ``ws[17][3]``, values by column in ``ws[13]`` and by meld key in ``ws[24]``)
-    or :data:`_LP_FAILED` (prices 0: the plain bound)."""
+def _solve_lp(n_col, on_table, in_hand, weights, ws):
+    """The LP relaxation over the ``n_col`` columns of :func:`_lp_columns` in ``ws[12]``.
+    Returns (outcome, bound, bound slack): outcome :data:`_LP_INFEASIBLE` (a Farkas
+    certificate: no arrangement), :data:`_LP_PRICES` (dual prices in ``ws[17][3]`` and
+    ``ws[28]``, values by column in ``ws[13]`` and by meld key in ``ws[24]``) or
+    :data:`_LP_FAILED` (prices 0: the plain bound)."""
     lp_int, binv, scratch, lp, vec, head = ws[12], ws[14], ws[15], ws[16], ws[17], ws[18]
     prices, by_key, col_x = vec[3], ws[24], ws[13]
     prices[:] = 0.0
     by_key[:] = 0.0
-    n_col = _lp_columns(on_table, in_hand, ace_low, ace_high, wrap, max_jokers, lp_int, ws[23])
     n_var = n_col + 2 * NUM_ROWS
     cost, upper, at_upper, basic = lp[0], lp[1], lp[2], lp[3]
     cost[:n_var] = 0.0
@@ -443,30 +445,79 @@ def _solve_lp(on_table, in_hand, weights, ace_low, ace_high, wrap, max_jokers, w
         basic[head[k]] = 1.0
         vec[0, k] = on_table[k]
     if _simplex(n_col, on_table, lp, lp_int, binv, scratch, vec, head) != 0:
-        return _LP_FAILED, 0.0, 0.0, n_col
+        return _LP_FAILED, 0.0, 0.0
     bound, violation = _certified(vec[2], n_col, lp_int, on_table, in_hand, ws[20])
     if violation < 1e-9 and bound < -1e-7:
-        return _LP_INFEASIBLE, 0.0, 0.0, n_col
+        return _LP_INFEASIBLE, 0.0, 0.0
     for k in range(NUM_ROWS):
         if head[k] >= n_col + NUM_ROWS and vec[0, k] > 1e-7:
-            return _LP_FAILED, 0.0, 0.0, n_col
+            return _LP_FAILED, 0.0, 0.0
     for f in range(NUM_ROWS):                       # phase 2
         cost[n_col + f] = weights[f]
         cost[n_col + NUM_ROWS + f] = 0.0
         upper[n_col + NUM_ROWS + f] = 0.0
     if _simplex(n_col, on_table, lp, lp_int, binv, scratch, vec, head) != 0:
-        return _LP_FAILED, 0.0, 0.0, n_col
+        return _LP_FAILED, 0.0, 0.0
     bound, violation = _certified(vec[2], n_col, lp_int, on_table, in_hand, weights)
     if violation > 1e-6:
-        return _LP_FAILED, 0.0, 0.0, n_col
+        return _LP_FAILED, 0.0, 0.0
     prices[:] = vec[2]
+    ws[28][:] = prices
     col_x[:n_col] = 0.0
     for k in range(NUM_ROWS):
         if head[k] < n_col:
             col_x[head[k]] = vec[0, k]
     for j in range(n_col):
         by_key[lp_int[2, j, 0]] = col_x[j]
-    return _LP_PRICES, bound, violation * MAX_MELDS + 1e-9, n_col
+    return _LP_PRICES, bound, _slack(violation)
+
+
+@njit(cache=True)
+def _slack(violation):
+    """What a price violation can add to a certified bound: each of at most MAX_MELDS melds
+    of an arrangement prices at most ``violation`` below 0 (and rounding)."""
+    return violation * MAX_MELDS + 1e-9
+
+
+@njit(cache=True)
+def _cheapest(in_hand, weights, oj):
+    """The least worth of a hand card that may be placed (the jokers only when ``oj`` > 0);
+    inf for an empty hand."""
+    w_min = INF
+    for f in range(NUM_ROWS):
+        if in_hand[f] > 0 and (f != JOKER_FACE or oj > 0):
+            w_min = min(w_min, weights[f])
+    return w_min
+
+
+@njit(cache=True)
+def _proves_no_play(bound, slack, w_min):
+    """Is every play, worth ``w_min`` > 0 or more (it places a hand card), above what the
+    certified bound (+ slack) allows?"""
+    return w_min > 0.0 and bound + slack + 1e-9 * (1.0 + abs(bound)) < w_min
+
+
+@njit(cache=True)
+def _placeable(n_col, lp_int, in_hand, weights):
+    """Does some column hold a hand card worth more than 0?"""
+    cols, col_len = lp_int[0], lp_int[1, :, 0]
+    for j in range(n_col):
+        for k in range(col_len[j]):
+            if in_hand[cols[j, k]] > 0 and weights[cols[j, k]] > 0.0:
+                return True
+    return False
+
+
+@njit(cache=True)
+def _no_play_before_lp(n_col, lp_int, on_table, in_hand, weights, w_min, last_prices):
+    """On a legal table, is "no play" proved without the simplex? Yes when no column holds
+    a hand card worth more than 0 (then no play earns anything), or when the last LP's
+    prices, checked against these columns, bound every play below ``w_min``: successive
+    calls of a playout mostly share the table, and most of them have no play."""
+    if not _placeable(n_col, lp_int, in_hand, weights):
+        return True
+    bound, violation = _certified(last_prices, n_col, lp_int, on_table, in_hand, weights)
+    return violation <= 1e-9 and _proves_no_play(bound, _slack(violation), w_min)
 
 
 # ---------------------------------------------------------------------------------------
@@ -943,7 +994,9 @@ def rearrange_ws(on_table, in_hand, weights, ace_low, ace_high, around_the_corne
     """The best rearrangement; see the module docstring. Returns (status, value, n_melds).
 
     First the melds the LP optimum takes whole are fixed and the rest is searched; when that
-    meets the LP bound it is the answer, else it is the incumbent of the full search."""
+    meets the LP bound it is the answer, else it is the incumbent of the full search. On a
+    promised legal table, "no play" is answered without the search where the LP's columns
+    or bound prove it, and without the simplex where the columns or the last LP's prices do."""
     wrap = around_the_corner
     run_lo, run_hi = _run_limits(ace_low, ace_high, wrap)
     out_used[:] = 0
@@ -951,8 +1004,17 @@ def rearrange_ws(on_table, in_hand, weights, ace_low, ace_high, around_the_corne
     oj = in_hand[JOKER_FACE] if max_jokers_per_meld >= 1 else 0
     if mj > 0 and max_jokers_per_meld < 1:
         return STATUS_INFEASIBLE, -INF, 0
-    outcome, bound, slack, n_col = _solve_lp(on_table, in_hand, weights, ace_low, ace_high,
-                                             wrap, max_jokers_per_meld, ws)
+    legal_table = ws[27][1] != 0
+    floor = 0.0 if legal_table else -INF      # a promised legal table: placing nothing is 0
+    n_col = _lp_columns(on_table, in_hand, ace_low, ace_high, wrap, max_jokers_per_meld, ws[12],
+                        ws[23])
+    w_min = _cheapest(in_hand, weights, oj)
+    # no play (every play places a hand card, worth w_min or more): most of a search
+    # playout's calls once the stock runs low; the searches below could only confirm it
+    if legal_table and _no_play_before_lp(n_col, ws[12], on_table, in_hand, weights, w_min,
+                                          ws[28]):
+        return STATUS_OK, floor, 0
+    outcome, bound, slack = _solve_lp(n_col, on_table, in_hand, weights, ws)
     if outcome == _LP_INFEASIBLE:
         return STATUS_INFEASIBLE, -INF, 0
     integral = True
@@ -961,19 +1023,8 @@ def rearrange_ws(on_table, in_hand, weights, ace_low, ace_high, around_the_corne
             integral = False
     prices = ws[17][3]
     rest_table, rest_hand = ws[26][0], ws[26][1]
-    legal_table = ws[27][1] != 0
-    floor = 0.0 if legal_table else -INF      # a promised legal table: placing nothing is 0
-    if legal_table and outcome == _LP_PRICES:
-        # no play: every play places a hand card, so with every hand card worth at least
-        # w_min > 0 it is worth w_min or more, and none is worth more than the certified
-        # bound (+ slack); the searches below could only answer "no play" (most of a
-        # search playout's calls once the stock runs low)
-        w_min = INF
-        for f in range(NUM_ROWS):
-            if in_hand[f] > 0 and (f != JOKER_FACE or oj > 0):
-                w_min = min(w_min, weights[f])
-        if w_min > 0.0 and bound + slack + 1e-9 * (1.0 + abs(bound)) < w_min:
-            return STATUS_OK, floor, 0
+    if legal_table and outcome == _LP_PRICES and _proves_no_play(bound, slack, w_min):
+        return STATUS_OK, floor, 0      # the LP's bound proves it
     value, n_melds = floor, 0
     if outcome != _LP_FAILED:
         n_fixed, fixed_gain = _fix_lp_melds(n_col, ws[12], ws[13], on_table, in_hand, weights,

@@ -490,3 +490,69 @@ def test_a_node_limit_answers_a_legal_play_where_proving_it_best_is_slow():
     check_rr3(fast, table, hand)
     assert (fast.cards_placed, fast.used_jokers) == (exact.cards_placed, exact.used_jokers) \
         == (1, 1)
+
+
+def _skipped_simplex(ws, table, hand, weights):
+    """``_ws_answer``, and whether it answered without the LP (``ws[17][3]``, the simplex's
+    prices, is zeroed by every LP solve: a NaN left there means none ran)."""
+    ws[17][3][:] = np.nan
+    status, value, r = _ws_answer(ws, table, hand, weights)
+    return status, value, r, bool(np.isnan(ws[17][3]).all())
+
+
+def test_no_play_proofs_before_the_simplex():
+    """On a promised legal table "no play" may be answered before the simplex: when no LP
+    column holds a hand card, or when the last LP's prices (``ws[28]``), checked against the
+    new columns, bound every play below the cheapest hand card. Prices the new columns break
+    prove nothing, and a play they would have hidden is found."""
+    from mountain_rummy_env.rearrange_fast import STATUS_OK, make_rearrange_workspace
+
+    ws = make_rearrange_workspace(table_is_legal=True)
+    ones = np.ones(JOKER_FACE + 1)
+    table = counts("5H 6H 7H")
+
+    def no_play(hand):
+        """Assert "no play" (value 0, no melds, no cards used); was the simplex skipped?"""
+        status, value, r, skipped = _skipped_simplex(ws, table, counts(hand), ones)
+        assert (status, value, r.melds, r.cards_placed, r.used_jokers) == (STATUS_OK, 0, (), 0, 0)
+        return skipped
+
+    assert no_play("9H")                # 9H is in no meld with these cards: no column holds it
+    # 5D 5C make a set only with the run's 5H: the LP proves no play, and its prices then
+    # prove it for 5D 5D 5C without a simplex
+    assert not no_play("5D 5C")
+    assert no_play("5D 5D 5C")
+    # 5S adds columns those prices do not hold up on, and 5D 5C 5S is a play
+    status, value, r, skipped = _skipped_simplex(ws, table, counts("5D 5C 5S"), ones)
+    assert (status, value, skipped) == (STATUS_OK, 3.0, False)
+    check_rr3(r, table, counts("5D 5C 5S"))
+    # prices far below every column's need would "prove" anything: they are not trusted
+    ws[28][:] = -100.0
+    status, value, r, skipped = _skipped_simplex(ws, counts("AS 2S 3S"), counts("4S"), ones)
+    assert (status, value, skipped) == (STATUS_OK, 1.0, False)
+
+
+def test_no_play_proofs_answer_as_the_solver_without_the_promise():
+    """Hands of two cards or one against each random table in turn, one workspace as in a
+    playout: the promise's answers (many of them "no play" without a simplex) are the
+    values of the solver without the promise, which takes no such shortcut."""
+    from mountain_rummy_env.rearrange_fast import STATUS_OK, make_rearrange_workspace
+
+    legal_ws, plain_ws = make_rearrange_workspace(table_is_legal=True), make_rearrange_workspace()
+    skips = plays = 0
+    for table, hand in _diff_positions(30, seed=17):
+        faces = np.flatnonzero(hand)
+        for pick in (faces[:2], faces[-2:], faces[:1], faces[3:5], faces[::3]):
+            sub = np.zeros_like(hand)
+            sub[pick] = hand[pick]
+            for weights in (np.ones(JOKER_FACE + 1), GE2):
+                status, value, r, skipped = _skipped_simplex(legal_ws, table, sub, weights)
+                _, exact, _ = _ws_answer(plain_ws, table, sub, weights)
+                assert status == STATUS_OK and value == exact
+                if value:
+                    check_rr3(r, table, sub)
+                    plays += 1
+                else:
+                    assert r.melds == () and r.cards_placed == 0 and r.used_jokers == 0
+                skips += skipped
+    assert skips >= 20 and plays >= 20

@@ -61,7 +61,7 @@ class GermanPolicyAgent(Agent):
     def policy_action(self, view, mask) -> int:
         v = view.variant
         c = _Compiled.of(v)
-        a = int(choose(view.public_state(), v.spec, self.params_of(v), c.work, c.order))
+        a = int(choose(view.public_state(), v.spec_ref, self.params_of(v), c.work, c.order))
         if not (0 <= a < len(mask) and mask[a]):
             raise AssertionError(f"{self.name}: the German policy chose an illegal action "
                                  f"({a}) for seat {view.player}")
@@ -122,7 +122,7 @@ class GermanRulesAgent(GermanPolicyAgent):
     def discard_ranking(self, view, mask) -> list[int]:
         """Legal discard actions, the one the rules player prefers first."""
         v = view.variant
-        scores = discard_scores_of(view.public_state(), v.spec, self.params_of(v))
+        scores = discard_scores_of(view.public_state(), v.spec_ref, self.params_of(v))
         start = v.layout.discard
         legal = [f for f in np.argsort(-scores, kind="stable") if mask[start + f]]
         return [int(start + f) for f in legal]

@@ -46,6 +46,7 @@ from mountain_rummy_env.core.rules import (
     RUN, card_face_now, face_now, hand_mask_bits, hand_size_of, hand_view, is_wild,
     layoff_position,
 )
+from mountain_rummy_env.core.spec import spec_of
 from mountain_rummy_env.core.state import (
     EVENT_NONE, LOC_HAND, LOC_STOCK, MELD_EMPTY, MELD_WIDTH, PHASE_DRAW,
 )
@@ -441,14 +442,17 @@ def german_action(s, spec, params, work, ws, order):
 
 @njit(cache=True)
 def choose(states, spec, params, work, order):
-    """:func:`german_action` for ``states[0]`` (a view's public state)."""
+    """:func:`german_action` for ``states[0]`` (a view's public state); ``spec`` the record
+    or ``Variant.spec_ref`` (cheaper from Python at every decision: core.spec.spec_of)."""
+    spec = spec_of(spec)
     ws = make_workspace(spec.num_templates)
     return german_action(states[0], spec, params, work, ws, order)
 
 
 @njit(cache=True)
 def discard_scores_of(states, spec, params):
-    """:func:`discard_scores` of ``states[0]`` as a new array."""
+    """:func:`discard_scores` of ``states[0]`` as a new array (``spec`` as :func:`choose`)."""
+    spec = spec_of(spec)
     out = np.empty(JOKER_FACE + 1, np.float64)
     discard_scores(states[0], spec, params, out)
     return out

@@ -150,7 +150,7 @@ class NetGuided:
         from mountain_rummy_env.envs.observation import encode_observations
 
         enc = self._buffers(view.variant)
-        encode_observations(view.public_state(), view.variant.spec,
+        encode_observations(view.public_state(), view.variant.spec_ref,
                             np.array([view.player], np.int64), enc)
         return enc
 
@@ -231,7 +231,7 @@ class NetGuided:
         states, _, finished = self.play_candidates(view, mask, cands,
                                                    self.sample_states(view, self.value_samples))
         enc = np.zeros((len(states), self._buffers(v).shape[1]), self._enc.dtype)
-        encode_observations(states, v.spec, np.full(len(states), view.player, np.int64), enc)
+        encode_observations(states, v.spec_ref, np.full(len(states), view.player, np.int64), enc)
         with torch.no_grad():
             out = self.value(torch.as_tensor(enc.astype(np.float32)))[:, 0].numpy()
         k = len(cands)

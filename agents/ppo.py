@@ -255,7 +255,7 @@ class PPOAgent(Agent):
 
         v = view.variant
         self._check(v)
-        encode_observations(view.public_state(), v.spec,
+        encode_observations(view.public_state(), v.spec_ref,
                             np.array([view.player], np.int64), self._view)
         self._obs[0] = self._view[0]
         return self._obs

@@ -181,6 +181,10 @@ def test_headline_rests_on_the_primary_statistic_ratio_interval():
     assert compare_primary(worse["mountain"], worse["gin"])[3] == "less skill-based"
     assert "contradicts" in headline(worse, {})
     assert "cannot test" in headline(_primary_stats(mountain=m), {})
+    assert "Caveat" not in headline(clear, {})
+    flat = _primary_stats(mountain=m, robbers=(float("inf"), np.full(300, np.inf)))
+    assert "more skill-based" in headline(flat, {})
+    assert "Caveat: in Robber's Rummy" in headline(flat, {})   # no spread among the competent
 
 
 def test_headline_table_states_the_primary_statistic_and_the_verdict_per_variant():

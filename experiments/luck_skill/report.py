@@ -465,6 +465,15 @@ def headline(stats: dict, missing: dict) -> str:
     text = (f"Among competent agents, skill and luck weigh equally in a player's mean margin "
             f"after n* = {_ci(m, PRIMARY, 1)} hands of Mountain Rummy; "
             + "; ".join(parts) + f". The pre-registered statistic {answer}.")
+    flat = [v for v in others if np.isinf(stats[v].point.get(PRIMARY, float("nan")))]
+    if flat:
+        text += (" Caveat: in " + ", ".join(
+            f"{_title(v)} (whole-ladder skill share per hand "
+            f"{_ci(stats[v], 'skill_share_hand_margin', 3)})" for v in flat)
+            + " the competent agents are indistinguishable (n* is infinite) while `random` is "
+              "far below them: there the statistic says the ladder's competent players play "
+              "alike, not that the game holds no skill, so that comparison is weaker evidence "
+              "than the others.")
     if unmeasured:
         text += (" Not measured in this run: " + ", ".join(
             f"{_title(u)} ({missing[u][:80]})" if u in missing else _title(u) for u in unmeasured)

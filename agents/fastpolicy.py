@@ -1,6 +1,6 @@
 """Compiled playout policies for the search agent's rollouts (numba), one per variant.
 
-Each reads the legal mask and the current hand only, and is cheap enough for hundreds of
+Each reads only what the player to move may know, and is cheap enough for hundreds of
 playouts a decision. :func:`playout_batch` is written once; numba picks the policy by the
 spec's type (:data:`POLICY_BY_SPEC`), as :mod:`mountain_rummy_env.core.batch` picks rules.
 
@@ -18,6 +18,11 @@ spec's type (:data:`POLICY_BY_SPEC`), as :mod:`mountain_rummy_env.core.batch` pi
   discard that leaves the least deadwood when the rules player's falling knock limit
   allows, else discards that card; melds an optimal arrangement; lays off every card
   that lowers its deadwood.
+* German and Crazy Rummy (:func:`german_playout_action`): the rules player of
+  :mod:`agents.german_policy` with the variant's defaults (``rules_params``), which is what
+  :mod:`agents.german`'s ``search`` plays its playouts with; it reads no mask (it checks
+  each move with the engine's predicates). Robber's Rummy has none here: its search plays
+  out on face counts (:mod:`agents.robbers_playout`), not on the engine's state.
 """
 
 from __future__ import annotations
@@ -27,11 +32,16 @@ from numba import njit
 from numba.extending import overload
 
 from mountain_rummy_env.core import batch, gin, rules
-from mountain_rummy_env.core.spec import Spec, spec_class_of
-from mountain_rummy_env.solver import OBJ_DEADWOOD, OBJ_POINTS, batch_kernel, fast_tables
+from mountain_rummy_env.core.german import GermanSpec
+from mountain_rummy_env.core.spec import Spec, spec_class_of, spec_of
+from mountain_rummy_env.solver import (
+    OBJ_DEADWOOD, OBJ_POINTS, batch_kernel, fast_tables, make_workspace,
+)
 from mountain_rummy_env.core.state import (
     EVENT_NONE, LOC_HAND, MELD_EMPTY, PHASE_DRAW, PHASE_RESPONSE,
 )
+
+from .german_policy import credit_order, german_action, rules_params
 
 JOKER_FACE = 52
 NUM_RANKS = 13
@@ -395,25 +405,50 @@ def gin_action(s, spec, mask, tables):
     return _first_legal(spec, mask)
 
 
+@njit(cache=True)
+def german_playout_action(s, spec, mask, tables):
+    """German's or Crazy's playout action for the current player of ``s``:
+    :func:`agents.german_policy.german_action` under ``tables`` = (params, scratch records,
+    solver workspace, meld order) from :func:`rollout_tables`; ``mask`` is not read."""
+    params, work, ws, order = tables
+    return german_action(s, spec, params, work, ws, order)
+
+
+def _solver_tables(variant) -> tuple:
+    """Mountain's and Gin's tables: the meld table with the fast tables of the points
+    objective (items 2-6) and of the deadwood objective (10-14)."""
+    t = variant.table
+    values = np.ascontiguousarray(variant.spec.hand_value, dtype=np.int64)
+    return (t.credit, values, *fast_tables(t, values, "points"), t.mask, t.length, t.faces,
+            *fast_tables(t, values, "deadwood"))
+
+
+def _german_tables(variant) -> tuple:
+    """German's and Crazy's tables: what :func:`german_action` reads besides the state, with
+    the parameters :class:`agents.german.GermanSearchAgent` plays its playouts with (the
+    variant's rules player, :func:`rules_params`)."""
+    return (rules_params(variant.name), np.zeros(rules.SCRATCH_RECORDS, dtype=variant.dtype),
+            make_workspace(int(variant.spec.num_templates)), credit_order(variant))
+
+
 _TABLES: dict = {}
 
 
 def rollout_tables(variant) -> tuple:
-    """The solver tables the playout policies read, per variant: the meld table with the
-    fast tables of the points objective (items 2-6) and of the deadwood objective (10-14)."""
+    """The ``tables`` argument of the variant's playout policy (built once per variant name,
+    by :data:`TABLES_BY_SPEC`)."""
     hit = _TABLES.get(variant.name)
     if hit is None:
         check_playout_policy(variant)
-        t = variant.table
-        values = np.ascontiguousarray(variant.spec.hand_value, dtype=np.int64)
-        hit = _TABLES[variant.name] = (t.credit, values, *fast_tables(t, values, "points"),
-                                       t.mask, t.length, t.faces,
-                                       *fast_tables(t, values, "deadwood"))
+        hit = _TABLES[variant.name] = TABLES_BY_SPEC[spec_class_of(variant.spec)](variant)
     return hit
 
 
-# spec type -> playout action
-POLICY_BY_SPEC: dict = {Spec: mountain_action, gin.GinSpec: gin_action}
+# spec type -> playout action, and the builder of its tables
+POLICY_BY_SPEC: dict = {Spec: mountain_action, gin.GinSpec: gin_action,
+                        GermanSpec: german_playout_action}
+TABLES_BY_SPEC: dict = {Spec: _solver_tables, gin.GinSpec: _solver_tables,
+                        GermanSpec: _german_tables}
 
 
 def check_playout_policy(variant) -> None:
@@ -439,7 +474,9 @@ def _fast_action(s, spec, mask, tables):
 def act_batch(states, spec, masks, games, tables, out):
     """``out[k]``: :func:`fast_action` of game ``games[k]`` of ``states`` for its current
     player, ``masks[k]`` its legal mask: the playout policy as a batched opponent
-    (``experiments/selfplay_ppo.py``), one compiled call for every game it plays."""
+    (``experiments/selfplay_ppo.py``), one compiled call for every game it plays. ``spec``
+    the record or ``Variant.spec_ref`` (cheaper from Python: core.spec.spec_of)."""
+    spec = spec_of(spec)
     for k in range(games.shape[0]):
         out[k] = fast_action(states[games[k]], spec, masks[k], tables)
 

@@ -17,8 +17,9 @@ MaskablePPO) stays the simple path with every extra (warm start, hints, guards, 
   loop over games in Python: ``self`` the current network (forward on the opponent
   observation batch), ``league`` a frozen snapshot (the last ``--league-size``, one taken
   every ``--snapshot-every`` steps; the current network until the first), ``random`` the
-  env's compiled uniform sampler, ``playout`` the compiled heuristic of
-  :mod:`agents.fastpolicy` (Mountain and Gin). The other ``make_agent`` players act on one
+  env's compiled uniform sampler, ``playout`` the search agent's playout policy, compiled
+  (:mod:`agents.fastpolicy`: Mountain's and Gin's heuristics; German's and Crazy's rules
+  player; not Robber's Rummy). The other ``make_agent`` players act on one
   ``PlayerView`` at a time; they are refused here (use train_ppo.py for them).
 * Outputs in ``--run-dir``: ``checkpoint.pt`` (a policy file of :mod:`agents.ppo` whose
   ``"training"`` entry holds critic, optimizer, counters, league and RNG states; ``--resume``
@@ -100,8 +101,9 @@ def build_parser(prog: str = "python -m experiments.selfplay_ppo") -> argparse.A
     g.add_argument("--opponents", default="self:2,league:1,random:1,playout:1",
                    help="weighted pool kind:weight,... drawn per game and hand; kinds: "
                         "self (current network), league (a past snapshot), random (uniform "
-                        "legal move, compiled), playout (agents.fastpolicy's compiled heuristic; "
-                        "Mountain and Gin). Other agents (greedy, rules, ...) have no batched form "
+                        "legal move, compiled), playout (the search's playout policy, compiled: "
+                        "agents.fastpolicy's heuristic for Mountain and Gin, the rules player for "
+                        "German and Crazy; not Robber's). Other agents (greedy, rules, ...) have no batched form "
                         "and are refused: train against them with experiments.train_ppo")
     g.add_argument("--snapshot-every", type=_positive, default=100_000, help="steps between league snapshots")
     g.add_argument("--league-size", type=_positive, default=5, help="snapshots kept in the league")
@@ -344,7 +346,7 @@ class Opponents:
                 self.splitmix[games[rows]] = rng      # the streams move on
                 out[rows] = acts
             elif KINDS[code] == "playout":
-                act_batch(self.env.game.states, self.env.variant.spec, masks[rows], games[rows],
+                act_batch(self.env.game.states, self.env.variant.spec_ref, masks[rows], games[rows],
                           self.tables, acts)
                 out[rows] = acts
             else:

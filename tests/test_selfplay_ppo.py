@@ -1,5 +1,6 @@
-"""The fast self-play PPO trainer (experiments/selfplay_ppo.py): tiny runs on Mountain and
-Gin, legal moves on both sides, resumable and playable checkpoints, clear errors."""
+"""The fast self-play PPO trainer (experiments/selfplay_ppo.py): tiny runs on Mountain, Gin
+and German, legal moves on both sides, resumable and playable checkpoints, clear errors, and
+the batched playout opponent of every variant that has one."""
 
 from __future__ import annotations
 
@@ -132,7 +133,7 @@ def test_corrupt_or_mismatched_checkpoint_errors_cleanly(tmp_path):
     (["--gamma", "1.5"], "in [0, 1]"),
     (["--learning-rate", "0"], "positive number"),
     (["--variant-options", "{\"no_such_option\": 1}"], "--variant-options"),
-    (["--variant", "german", "--opponents", "playout:1"], "no playout policy"),
+    (["--variant", "robbers", "--opponents", "playout:1"], "no playout policy"),
 ])
 def test_bad_flags_are_usage_errors(flags, message, capsys):
     with pytest.raises(SystemExit) as exc:
@@ -141,10 +142,11 @@ def test_bad_flags_are_usage_errors(flags, message, capsys):
     assert message in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("variant", ["mountain", "gin"])
+@pytest.mark.parametrize("variant", ["mountain", "gin", "german", "crazy"])
 def test_playout_batch_kernel_acts_per_game(variant):
     """``fastpolicy.act_batch`` on a shuffled subset of games gives each row the move the
-    playout policy makes in that row's game alone, and every move is legal there."""
+    playout policy makes in that row's game alone, and every move is legal there; the spec
+    goes by reference (``spec_ref``) or as the record alike."""
     from agents.fastpolicy import act_batch, rollout_tables
     from mountain_rummy_env import make_variant
 
@@ -157,12 +159,60 @@ def test_playout_batch_kernel_acts_per_game(variant):
     tables, states, masks = rollout_tables(v), env.game.states, env.game.masks
     games = rng.permutation(24)[:16]
     together = np.empty(16, np.int64)
-    act_batch(states, v.spec, masks[games], games, tables, together)
+    act_batch(states, v.spec_ref, masks[games], games, tables, together)
     alone = np.empty(1, np.int64)
     for k, b in enumerate(games):
         act_batch(states, v.spec, masks[[b]], np.array([b]), tables, alone)
         assert together[k] == alone[0] and masks[b, alone[0]]
     assert len(set(together.tolist())) > 1
+
+
+@pytest.mark.parametrize("variant", ["german", "crazy"])
+def test_german_playout_opponent_is_the_search_playout_policy(variant):
+    """German and Crazy at 4 seats: the batched playout opponent plays, in every game of a
+    vector env played at random for many steps, the compiled rules player's move
+    (``german_action`` through ``german_policy.choose``) under the parameters the ``search``
+    agent plays its playouts with, and the move is legal; draws, takes, melds and discards
+    all occur."""
+    from agents.fastpolicy import act_batch, rollout_tables
+    from agents.german import GermanSearchAgent
+    from agents.german_policy import choose, credit_order, rules_params
+    from mountain_rummy_env import make_variant
+    from mountain_rummy_env.core.rules import SCRATCH_RECORDS
+
+    v = make_variant(variant, num_players=4)
+    tables = rollout_tables(v)
+    params = GermanSearchAgent().params_of(v)
+    assert np.array_equal(tables[0], params) and np.array_equal(params, rules_params(variant))
+    n = 32
+    env = RummyVectorEnv(v, n, seed=5)
+    _, info = env.reset()
+    rng = np.random.default_rng(1)
+    work, order, games = np.zeros(SCRATCH_RECORDS, v.dtype), credit_order(v), np.arange(n)
+    lay = v.layout
+    starts = np.array([lay.draw, lay.take, lay.meld, lay.layoff, lay.swap, lay.discard])
+    families, acts = set(), np.empty(n, np.int64)
+    for _ in range(80):
+        states, masks = env.game.states, env.game.masks
+        act_batch(states, v.spec_ref, masks, games, tables, acts)
+        for b in games:
+            assert masks[b, acts[b]], (b, acts[b])
+            assert acts[b] == choose(states[b:b + 1], v.spec_ref, params, work, order)
+        families.update(np.searchsorted(starts, acts, side="right").tolist())
+        _, *_, info = env.step([rng.choice(np.flatnonzero(m)) for m in info["action_mask"]])
+    assert {1, 2, 3, 6} <= families, families      # draw, take, meld, discard
+
+
+def test_tiny_german_run_plays_the_playout_opponent(tmp_path, legality):
+    """A tiny German run at 4 seats against ``playout:1,self:1`` trains with legal moves on
+    both sides, and the rules player made some of the opponents' moves."""
+    run = sp.main(tiny(tmp_path / "run", "german", "--variant-options", '{"num_players": 4}',
+                       "--opponents", "playout:1,self:1"))
+    assert run["env_steps"] == 256 and run["updates"] == 2
+    assert legality["learner"] == 256
+    moves = run["opponent_moves"]
+    assert moves["playout"] > 0 and moves["self"] > 0 and moves["random"] == moves["league"] == 0
+    assert legality["opponent"] == sum(moves.values())
 
 
 def test_same_seed_same_run(tmp_path):

@@ -141,6 +141,7 @@ def test_every_variant_is_supported_and_rollouts_need_two_seats_with_a_playout_p
                           ("robbers", {"num_players": 2})]:
         assert aivat.supported(make_variant(name, **options)) == "", name
     assert "two seats" in aivat.supported(make_variant("german"), "rollouts=2")
+    assert aivat.supported(make_variant("german", num_players=2), "rollouts=2") == ""
     with pytest.raises(NotImplementedError, match="two seats"):
         aivat.ChanceCorrector(make_variant("german"), "rollouts=2")
     with pytest.raises(NotImplementedError, match="playout policy"):

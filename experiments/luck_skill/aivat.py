@@ -25,8 +25,8 @@ is left of it, so it is corrected as any draw.
 
 There is no deal term: v does not depend on who plays, and ``a`` is rotated through every
 seat of a duplicate deal, so a deal term cancels exactly in a player's duplicate result.
-Variants: all (``hand``); ``rollouts=N`` two-seat Mountain and Gin (a compiled playout
-policy).
+Variants: all (``hand``); ``rollouts=N`` two-seat Mountain, Gin and German (a compiled
+playout policy; German's is its rules player).
 """
 
 from __future__ import annotations
@@ -304,7 +304,7 @@ def seat_corrections(seat: int, delta: float, seats: int) -> np.ndarray:
 
 class ChanceCorrector:
     """Computes the chance correction of hands of ``variant`` (any variant with a
-    :class:`HandValue`, any number of seats; ``rollouts=N`` two-seat Mountain and Gin)
+    :class:`HandValue`, any number of seats; ``rollouts=N`` two-seat Mountain, Gin and German)
     with the value function ``value`` (:func:`make_value`)."""
 
     def __init__(self, variant, value: str = DEFAULT_VALUE, seed: int = 0):

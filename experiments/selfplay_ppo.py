@@ -186,7 +186,8 @@ def parse_opponents(text: str, variant) -> list[tuple[str, float]]:
         try:
             check_playout_policy(variant)
         except NotImplementedError as err:
-            raise ValueError(f"--opponents playout: {err}") from None
+            raise ValueError(f"--opponents playout: {err} (Mountain, Gin, German and Crazy "
+                             "Rummy have one)") from None
     return pool
 
 

@@ -211,6 +211,11 @@ def test_headline_table_states_the_primary_statistic_and_the_verdict_per_variant
     # so Mountain's finite n* is the more skill-based
     assert "| ∞ |" in rows["Robber's Rummy"]
     assert rows["Robber's Rummy"].endswith("| 0.00 [0.00, 0.00] | more skill-based |")
+    # infinite at the point, finite in some replicates: the interval's finite end is shown
+    stats["robbers"].lo["n_star_margin_norandom"] = 712.3
+    stats["robbers"].hi["n_star_margin_norandom"] = float("inf")
+    row = [r for r in headline_table(stats, {}, ["robbers"]) if r.startswith("| Robber")][0]
+    assert "| ∞ [712.3, ∞] |" in row
 
 
 # -- estimator validation on simulated studies with a known truth (issue: luck-skill v2) ----

@@ -37,8 +37,8 @@ def _ci(st: VariantStats, key: str, digits: int = 2) -> str:
         return "n/a"
     s = fmt(v, digits)
     lo, hi = st.lo.get(key, float("nan")), st.hi.get(key, float("nan"))
-    if isinstance(v, float) and math.isinf(v):
-        return s
+    if isinstance(v, float) and math.isinf(v) and not math.isfinite(lo):
+        return s                       # no interval worth printing: [∞, ∞]
     if not (math.isnan(lo) and math.isnan(hi)):
         s += f" [{fmt(lo, digits)}, {fmt(hi, digits)}]"
     return s
@@ -269,9 +269,13 @@ def plot(stats, data_dir) -> dict:
     hands = np.logspace(0, 4, 300)
     for v, st in stats.items():
         ns = st.point.get(PRIMARY)
-        if ns is None or not np.isfinite(ns):
+        if ns is None or np.isnan(ns):
             continue
-        line, = ax.plot(hands, hands / (hands + ns), label=f"{_title(v)}: n* = {ns:.1f} hands")
+        # n* infinite (the competent agents indistinguishable): the flat line at 0, dashed
+        label = (f"{_title(v)}: n* = {ns:.1f} hands" if np.isfinite(ns) else
+                 f"{_title(v)}: n* = ∞ (competent agents alike)")
+        line, = ax.plot(hands, hands / (hands + ns), label=label,
+                        ls="-" if np.isfinite(ns) else "--")
         lo, hi = st.lo.get(PRIMARY), st.hi.get(PRIMARY)
         if lo is not None and not (np.isnan(lo) or np.isnan(hi)):
             ax.fill_between(hands, hands / (hands + hi), hands / (hands + lo),

@@ -474,10 +474,10 @@ def headline(stats: dict, missing: dict) -> str:
         text += (" Caveat: in " + ", ".join(
             f"{_title(v)} (whole-ladder skill share per hand "
             f"{_ci(stats[v], 'skill_share_hand_margin', 3)})" for v in flat)
-            + " the competent agents are indistinguishable (n* is infinite) while `random` is "
-              "far below them: there the statistic says the ladder's competent players play "
-              "alike, not that the game holds no skill, so that comparison is weaker evidence "
-              "than the others.")
+            + " the competent agents' spread of mean results is too small to measure beside "
+              "a hand's spread (n* is infinite) while `random` is far below them: there the "
+              "statistic says the ladder's competent players play much alike, not that the "
+              "game holds no skill, so that comparison is weaker evidence than the others.")
     if unmeasured:
         text += (" Not measured in this run: " + ", ".join(
             f"{_title(u)} ({missing[u][:80]})" if u in missing else _title(u) for u in unmeasured)

@@ -27,6 +27,7 @@ action); elsewhere it is the action played (one-hot). Targets only name legal ac
 
     netsearch                                    # the plain search, recording if asked
     netsearch:path=runs/expert/mountain/policy.pt,top=3,budget=200
+    netsearch:policy=gin_expert,budget=64        # the shipped Gin network (agents/policies)
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ import numpy as np
 
 from .base import register
 from .german import GermanSearchAgent
-from .ppo import CheckpointError, load_policy, masked_logits
+from .ppo import CheckpointError, load_policy, masked_logits, policy_path
 from .search import GinSearchAgent, SearchAgent
 
 VALUE_KEY = "value_state_dict"
@@ -97,8 +98,13 @@ class NetGuided:
     recorder = None        # a list to append each decision's record to (the trainer's)
     TIE = 1e-6             # points per unit of prior: the prior breaks ties
 
-    def _net_init(self, path: str, top: int, widen: int, prior_weight: float,
+    def _net_init(self, path: str, policy: str, top: int, widen: int, prior_weight: float,
                   value_weight: float, value_samples: int, temperature: float) -> None:
+        if path and policy:
+            raise CheckpointError("netsearch takes one network: path=FILE.pt or policy=NAME "
+                                  "(shipped), not both")
+        if policy:
+            path = str(policy_path(policy))   # a shipped network, package data (agents/policies)
         if top < 0:
             raise ValueError(f"top must be >= 0, got {top}")
         if not 0 <= value_weight <= 1:
@@ -241,7 +247,8 @@ class NetGuided:
         return values, ok
 
 
-_PARAMS_HELP = ("path=policy/value file (empty: plain search), top=the network's best actions "
+_PARAMS_HELP = ("path=policy/value file (empty: plain search), policy=NAME a shipped one "
+                "(agents/policies), top=the network's best actions "
                 "added to the candidates, widen=1 keeps the search's own candidates too, "
                 "prior_weight=points per unit of prior in picking the challenger, "
                 "value_weight=share of the value head in it, temperature=points of the "
@@ -252,23 +259,25 @@ _PARAMS_HELP = ("path=policy/value file (empty: plain search), top=the network's
           help="the Mountain search with a policy/value network's top actions among its "
                "candidates and its prior/value in picking the challenger; " + _PARAMS_HELP)
 class NetSearchAgent(NetGuided, SearchAgent):
-    def __init__(self, seed=None, path: str = "", top: int = 3, widen: int = 1,
+    def __init__(self, seed=None, path: str = "", policy: str = "", top: int = 3, widen: int = 1,
                  prior_weight: float = 0.0, value_weight: float = 0.0, value_samples: int = 8,
                  temperature: float = 5.0, budget: int = 200, discards: int = 3,
                  z: float = 1.0, hone: float = 1.0, meld_free: int = 0, seconds: float = 0.0):
         SearchAgent.__init__(self, seed, budget, discards, z, "all", hone, meld_free, 1, seconds)
-        self._net_init(path, top, widen, prior_weight, value_weight, value_samples, temperature)
+        self._net_init(path, policy, top, widen, prior_weight, value_weight, value_samples,
+                       temperature)
 
 
 @register("netsearch", variant="gin",
           help="the Gin search with the network's top actions and prior/value (as Mountain's)")
 class GinNetSearchAgent(NetGuided, GinSearchAgent):
-    def __init__(self, seed=None, path: str = "", top: int = 3, widen: int = 1,
+    def __init__(self, seed=None, path: str = "", policy: str = "", top: int = 3, widen: int = 1,
                  prior_weight: float = 0.0, value_weight: float = 0.0, value_samples: int = 8,
                  temperature: float = 5.0, budget: int = 200, discards: int = 3,
                  z: float = 1.0, hone: float = 1.25, seconds: float = 0.0):
         GinSearchAgent.__init__(self, seed, budget, discards, z, "all", hone, seconds)
-        self._net_init(path, top, widen, prior_weight, value_weight, value_samples, temperature)
+        self._net_init(path, policy, top, widen, prior_weight, value_weight, value_samples,
+                       temperature)
 
 
 @register("netsearch", variant="crazy",
@@ -276,9 +285,10 @@ class GinNetSearchAgent(NetGuided, GinSearchAgent):
 @register("netsearch", variant="german",
           help="the German search with the network's top actions and prior/value (as Mountain's)")
 class GermanNetSearchAgent(NetGuided, GermanSearchAgent):
-    def __init__(self, seed=None, path: str = "", top: int = 3, widen: int = 1,
+    def __init__(self, seed=None, path: str = "", policy: str = "", top: int = 3, widen: int = 1,
                  prior_weight: float = 0.0, value_weight: float = 0.0, value_samples: int = 8,
                  temperature: float = 5.0, budget: int = 400, discards: int = 3,
                  z: float = 0.5, seconds: float = 0.0):
         GermanSearchAgent.__init__(self, seed, budget, discards, z, 0, seconds)
-        self._net_init(path, top, widen, prior_weight, value_weight, value_samples, temperature)
+        self._net_init(path, policy, top, widen, prior_weight, value_weight, value_samples,
+                       temperature)

@@ -584,11 +584,13 @@ def cmd_agents(args) -> int:
     print("\nalso: a class or factory as module.path:Name[:key=value,...], a program as "
           "proc:COMMAND;\ninstalled packages add agents in the entry-point group "
           "mountain_rummy_env.agents (docs/your_agent.md)")
-    print("\nshipped policies (spec ppo:policy=NAME):")
+    print("\nshipped policies (spec ppo:policy=NAME, or netsearch:policy=NAME for the search "
+          "it guides):")
     for name, meta in shipped_policies().items():
         arch = "-".join(str(n) for n in (meta["observation_size"], *meta["net_arch"], meta["num_actions"]))
-        print(f"  {name:10s} plays {meta['variant']}: {arch} {meta['activation']} actor, "
-              f"{meta.get('env_steps', '?')} PPO steps")
+        trained = (f"expert iteration, {meta.get('hands', '?')} hands" if "hands" in meta
+                   else f"{meta.get('env_steps', '?')} PPO steps")
+        print(f"  {name:10s} plays {meta['variant']}: {arch} {meta['activation']} actor, {trained}")
     return 0
 
 

@@ -31,7 +31,9 @@ def main(argv=None) -> None:
     load_policy(a.src)                                    # refuses anything but a policy file
     blob = torch.load(a.src, map_location="cpu", weights_only=True)
     dtype = torch.float32 if a.float32 else torch.float16
-    blob["state_dict"] = {k: v.to(dtype).contiguous() for k, v in blob["state_dict"].items()}
+    nets = [k for k in blob if k.endswith("state_dict")]   # the actor, and a value network if any
+    for key in nets:
+        blob[key] = {k: v.to(dtype).contiguous() for k, v in blob[key].items()}
     blob["weights_dtype"] = str(dtype).replace("torch.", "")
     blob["source"] = str(a.src)
     if a.note:
@@ -41,7 +43,7 @@ def main(argv=None) -> None:
     tmp = dst.with_name(dst.name + ".tmp")
     torch.save(blob, tmp)
     os.replace(tmp, dst)
-    meta = {k: v for k, v in blob.items() if k != "state_dict"}
+    meta = {k: v for k, v in blob.items() if k not in nets}
     meta["sha256"] = hashlib.sha256(dst.read_bytes()).hexdigest()
     dst.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
     load_policy(dst)                                      # the shipped file loads

@@ -273,18 +273,33 @@ def policy_meta(venv, args, steps: int) -> dict:
 # evaluation
 
 
-def evaluate(policy_path: Path, args, opponents, deals: int) -> list[dict]:
-    """Duplicate deals of the tournament (``play_deal``) against each baseline."""
-    from experiments.tournament import play_deal
+def table_margin(row: dict, me: str) -> float:
+    """A many-seat tournament row's margin: the mean hand points per hand of ``me``'s table
+    positions less the other positions' (two seats: the row's own ``margin``)."""
+    if "margin" in row:
+        return float(row["margin"])
+    points = np.asarray(row["points"], np.float64) / len(row["hands"])
+    mine = np.array([spec == me for spec in row["table"]])
+    return float(points[mine].mean() - points[~mine].mean())
 
-    cfg = {"variant": args.variant, "variant_options": json.loads(args.variant_options),
-           "seed": args.eval_seed}
+
+def evaluate(policy_path: Path, args, opponents, deals: int) -> list[dict]:
+    """Duplicate deals of the tournament against each baseline: ``play_deal`` with two
+    seats; with more, the policy and the baseline alternate round the table (A B A B ...)
+    and each deal is played in every cyclic seat order (``play_table``)."""
+    from experiments.tournament import play_table
+    from mountain_rummy_env import make_variant
+
+    options = json.loads(args.variant_options)
+    cfg = {"variant": args.variant, "variant_options": options, "seed": args.eval_seed}
+    seats = make_variant(args.variant, **options).num_players
     me = f"ppo:path={policy_path}"
     out = []
     for opp in opponents:
-        rows = [play_deal(cfg, me, opp, args.eval_seed + k) for k in range(deals)]
-        m = np.array([r["margin"] for r in rows], np.float64)
-        w = np.array([r["outcome"] for r in rows], np.float64)
+        table = [me if k % 2 == 0 else opp for k in range(seats)]
+        rows = [play_table(cfg, table, args.eval_seed + k) for k in range(deals)]
+        m = np.array([table_margin(r, me) for r in rows], np.float64)
+        w = (m > 0) + 0.5 * (m == 0)
         out.append({"opponent": opp, "deals": deals, "win_rate": float(w.mean()),
                     "margin": float(m.mean()),
                     "margin_se": float(m.std(ddof=1) / math.sqrt(len(m))) if len(m) > 1 else 0.0})

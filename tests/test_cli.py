@@ -330,5 +330,6 @@ def test_agents_describes_each_strategy_of_a_name(capsys):
 def test_agents_lists_the_shipped_policies(capsys):
     assert main(["agents"]) == 0
     out = capsys.readouterr().out
-    assert "shipped policies (spec ppo:policy=NAME):" in out
-    assert re.search(r"^  mountain +plays mountain: 1809-256-256-1845 ", out, re.M)
+    assert "shipped policies (spec ppo:policy=NAME, or netsearch:policy=NAME" in out
+    assert re.search(r"^  mountain +plays mountain: 1809-256-256-1845 .*PPO steps$", out, re.M)
+    assert re.search(r"^  gin_expert +plays gin: .* expert iteration, 1200 hands$", out, re.M)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 
 import numpy as np
 import pytest
@@ -111,6 +112,33 @@ def test_tiny_run_trains_resumes_and_plays(tmp_path):
                  f"netsearch:path={run / 'policy.pt'},budget=8"):
         row = play_deal(cfg, spec, "greedy", 900_001)
         assert len(row["hands"]) == 2 and not row.get("forfeits")
+
+
+def test_shipping_keeps_the_value_network_and_plays_by_name(tmp_path):
+    """experiments.ship_policy casts the actor and the value network alike (an expert-iteration
+    file holds both), and the shipped Gin network plays by name as netsearch and as ppo."""
+    import torch
+
+    from agents.base import AgentSpecError
+    from agents.netsearch import load_value
+    from agents.ppo import load_policy
+    from experiments import ship_policy
+    from experiments.tournament import play_deal
+
+    run = tmp_path / "run"
+    ei.main(tiny(run, "--iterations", "1"))
+    ship_policy.main([str(run / "policy.pt"), str(tmp_path / "net.pt")])
+    blob = torch.load(tmp_path / "net.pt", weights_only=True)
+    assert {v.dtype for v in blob["value_state_dict"].values()} == {torch.float16}
+    assert "value_state_dict" not in json.loads((tmp_path / "net.json").read_text())
+    assert load_value(tmp_path / "net.pt", load_policy(tmp_path / "net.pt")[1]) is not None
+    cfg = {"variant": "gin", "variant_options": {}, "seed": 0}
+    for spec in ("netsearch:policy=gin_expert,budget=8", "ppo:policy=gin_expert"):
+        row = play_deal(cfg, spec, "rules", 900_002)
+        assert len(row["hands"]) == 2 and not row.get("forfeits")
+    with pytest.raises(AgentSpecError, match="not both"):          # a bad spec, named
+        make_agent(f"netsearch:policy=gin_expert,path={tmp_path / 'net.pt'}", seed=0,
+                   variant="gin")
 
 
 def test_checkpoint_errors_are_clean(tmp_path):

@@ -112,7 +112,7 @@ def test_missing_corrupt_and_foreign_checkpoints_fail_clearly(tmp_path):
         make_agent("ppo")
     with pytest.raises(AgentSpecError, match="needs one checkpoint"):
         make_agent(f"ppo:policy=mountain,path={bad}")
-    with pytest.raises(AgentSpecError, match="no shipped policy 'chess'; shipped: mountain"):
+    with pytest.raises(AgentSpecError, match="no shipped policy 'chess'; shipped: gin_expert, mountain"):
         make_agent("ppo:policy=chess")
 
 

@@ -4,6 +4,7 @@ the batched playout opponent of every variant that has one."""
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 
@@ -207,8 +208,13 @@ def test_tiny_german_run_plays_the_playout_opponent(tmp_path, legality):
     """A tiny German run at 4 seats against ``playout:1,self:1`` trains with legal moves on
     both sides, and the rules player made some of the opponents' moves."""
     run = sp.main(tiny(tmp_path / "run", "german", "--variant-options", '{"num_players": 4}',
-                       "--opponents", "playout:1,self:1"))
+                       "--opponents", "playout:1,self:1", "--eval-every", "256",
+                       "--eval-deals", "2", "--eval-opponents", "greedy"))
     assert run["env_steps"] == 256 and run["updates"] == 2
+    # the evaluation seats the policy and greedy alternately round the 4-seat table
+    evals = list(csv.DictReader((tmp_path / "run" / "eval.csv").open()))
+    assert [(r["opponent"], r["deals"]) for r in evals] == [("greedy", "2")]
+    assert 0 <= float(evals[0]["win_rate"]) <= 1
     assert legality["learner"] == 256
     moves = run["opponent_moves"]
     assert moves["playout"] > 0 and moves["self"] > 0 and moves["random"] == moves["league"] == 0
@@ -224,3 +230,13 @@ def test_same_seed_same_run(tmp_path):
     assert all(torch.equal(a[k], b[k]) for k in a)
     other = sp.main(tiny(tmp_path / "other", "mountain", "--precision", "fp32", "--seed", "4"))
     assert other["last_update"] != runs[0]["last_update"]
+
+
+def test_table_margin_of_a_many_seat_row():
+    """The evaluation's margin at N seats: mean points per hand of the policy's positions
+    less the baseline's (4 plays here), and a two-seat row's own margin."""
+    from experiments.train_ppo import table_margin
+
+    row = {"table": ["A", "B", "A", "B"], "points": [40, -20, 0, -20], "hands": [{}] * 4}
+    assert table_margin(row, "A") == pytest.approx((20 - -20) / 4)
+    assert table_margin({"a": "A", "b": "B", "margin": -3.5}, "A") == -3.5

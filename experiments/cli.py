@@ -588,7 +588,8 @@ def cmd_agents(args) -> int:
           "it guides):")
     for name, meta in shipped_policies().items():
         arch = "-".join(str(n) for n in (meta["observation_size"], *meta["net_arch"], meta["num_actions"]))
-        trained = (f"expert iteration, {meta.get('hands', '?')} hands" if "hands" in meta
+        trained = (f"expert iteration, {meta.get('hands', '?')} hands"
+                   if meta.get("trainer") == "expert_iteration"
                    else f"{meta.get('env_steps', '?')} PPO steps")
         print(f"  {name:10s} plays {meta['variant']}: {arch} {meta['activation']} actor, {trained}")
     return 0

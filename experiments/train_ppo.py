@@ -274,19 +274,19 @@ def policy_meta(venv, args, steps: int) -> dict:
 
 
 def table_margin(row: dict, me: str) -> float:
-    """A many-seat tournament row's margin: the mean hand points per hand of ``me``'s table
+    """A tournament row's margin for ``me``: the mean hand points per hand of its table
     positions less the other positions' (two seats: the row's own ``margin``)."""
-    if "margin" in row:
-        return float(row["margin"])
-    points = np.asarray(row["points"], np.float64) / len(row["hands"])
-    mine = np.array([spec == me for spec in row["table"]])
-    return float(points[mine].mean() - points[~mine].mean())
+    from experiments.ladder import margin
+    from experiments.tournament import play_points, row_table
+
+    mine = np.array([spec == me for spec in row_table(row)])
+    return float(margin(play_points(row).mean(axis=0), mine))
 
 
 def evaluate(policy_path: Path, args, opponents, deals: int) -> list[dict]:
-    """Duplicate deals of the tournament against each baseline: ``play_deal`` with two
-    seats; with more, the policy and the baseline alternate round the table (A B A B ...)
-    and each deal is played in every cyclic seat order (``play_table``)."""
+    """Duplicate deals of the tournament (``play_table``) against each baseline: the policy
+    and the baseline alternate round the table (A B A B ...; two seats: A B), each deal
+    played in every cyclic seat order."""
     from experiments.tournament import play_table
     from mountain_rummy_env import make_variant
 

@@ -237,6 +237,8 @@ def test_table_margin_of_a_many_seat_row():
     less the baseline's (4 plays here), and a two-seat row's own margin."""
     from experiments.train_ppo import table_margin
 
-    row = {"table": ["A", "B", "A", "B"], "points": [40, -20, 0, -20], "hands": [{}] * 4}
+    hands = [{"positions": [0, 1, 2, 3], "points": p} for p in ([40, -20, 0, -20], *[[0] * 4] * 3)]
+    row = {"table": ["A", "B", "A", "B"], "points": [40, -20, 0, -20], "hands": hands}
     assert table_margin(row, "A") == pytest.approx((20 - -20) / 4)
-    assert table_margin({"a": "A", "b": "B", "margin": -3.5}, "A") == -3.5
+    two = {"a": "A", "b": "B", "margin": -3.5, "hands": [{"points": [0, 7]}, {"points": [0, 0]}]}
+    assert table_margin(two, "A") == -3.5

@@ -271,7 +271,7 @@ def plot(stats, data_dir) -> dict:
         ns = st.point.get(PRIMARY)
         if ns is None or np.isnan(ns):
             continue
-        # n* infinite (the competent agents indistinguishable): the flat line at 0, dashed
+        # n* infinite (no measurable spread among the competent agents): flat at 0, dashed
         label = (f"{_title(v)}: n* = {ns:.1f} hands" if np.isfinite(ns) else
                  f"{_title(v)}: n* = ∞ (competent agents alike)")
         line, = ax.plot(hands, hands / (hands + ns), label=label,

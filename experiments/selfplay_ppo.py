@@ -21,6 +21,11 @@ MaskablePPO) stays the simple path with every extra (warm start, hints, guards, 
   (:mod:`agents.fastpolicy`: Mountain's and Gin's heuristics; German's and Crazy's rules
   player; not Robber's Rummy). The other ``make_agent`` players act on one
   ``PlayerView`` at a time; they are refused here (use train_ppo.py for them).
+* Kickstarting (``--kickstart-coef``, off by default): the playout policy is also a teacher.
+  It is asked for its move at every learner decision of the rollouts (one batched call),
+  and the update adds the weighted cross-entropy to that move to the PPO loss, the weight
+  decaying to 0 over ``--kickstart-steps``. The learner starts from the heuristic's play on
+  its own states (no recorded data set) and PPO takes over as the weight falls.
 * Outputs in ``--run-dir``: ``checkpoint.pt`` (a policy file of :mod:`agents.ppo` whose
   ``"training"`` entry holds critic, optimizer, counters, league and RNG states; ``--resume``
   continues it, read with ``torch.load(weights_only=True)``; ``ppo:path=RUN/checkpoint.pt``
@@ -120,6 +125,12 @@ def build_parser(prog: str = "python -m experiments.selfplay_ppo") -> argparse.A
     g.add_argument("--vf-coef", type=float, default=0.5)
     g.add_argument("--max-grad-norm", type=_positive_float, default=0.5)
     g.add_argument("--target-kl", type=_positive_float, default=None, help="stop an update's epochs past this KL")
+    g.add_argument("--kickstart-coef", type=float, default=0.0,
+                   help="kickstarting: weight of the cross-entropy to the playout policy's move "
+                        "(the teacher, asked at every learner decision of the rollouts) added to "
+                        "the PPO loss; 0: off")
+    g.add_argument("--kickstart-steps", type=_nonneg, default=0,
+                   help="env steps over which --kickstart-coef decays linearly to 0 (0: constant)")
     g.add_argument("--net-arch", default="256,256", help="hidden widths (actor and critic)")
     g.add_argument("--activation", choices=("tanh", "relu"), default="relu")
     g = p.add_argument_group("evaluation and checkpoints")
@@ -165,7 +176,24 @@ def parse_args(argv=None, prog: str = "python -m experiments.selfplay_ppo"):
         p.error(str(err))
     if not [s for s in args.eval_opponents.split(",") if s.strip()] and args.eval_every:
         p.error("--eval-opponents is empty; give baselines or --eval-every 0")
+    if args.kickstart_coef < 0:
+        p.error(f"--kickstart-coef {args.kickstart_coef}: expected a number >= 0")
+    if args.kickstart_coef > 0:
+        from agents.fastpolicy import check_playout_policy
+
+        try:
+            check_playout_policy(variant)
+        except NotImplementedError as err:
+            p.error(f"--kickstart-coef: the teacher is the playout policy, and {err}")
     return args
+
+
+def kickstart_weight(args, step: int) -> float:
+    """The kickstarting loss weight at env step ``step``: ``--kickstart-coef``, decaying
+    linearly to 0 at ``--kickstart-steps`` (constant when that is 0)."""
+    if args.kickstart_steps == 0:
+        return args.kickstart_coef
+    return args.kickstart_coef * max(0.0, 1.0 - step / args.kickstart_steps)
 
 
 def parse_opponents(text: str, variant) -> list[tuple[str, float]]:
@@ -503,11 +531,17 @@ def train(args) -> dict:
         num_envs=N, seed=args.seed * 1_000_003 + counters["global_step"], opponent=opponents,
         obs_dtype=args.obs_dtype, copy=False, **variant_opts)
     opponents.bind(env, splitmix)
+    teacher = None
+    if args.kickstart_coef > 0:     # the playout policy, asked for the learner's own moves
+        from agents.fastpolicy import act_batch, rollout_tables
+
+        teacher = (rollout_tables(variant), np.arange(N), np.empty(N, np.int64))
 
     obs_dtype = torch.int8 if args.obs_dtype == "int8" else torch.float32
     obs_buf = torch.zeros((T, N, n_obs), dtype=obs_dtype)
     mask_buf = torch.zeros((T, N, n_act), dtype=torch.bool)
     act_buf = torch.zeros((T, N), dtype=torch.int64)
+    teacher_buf = torch.zeros((T, N), dtype=torch.int64)
     logp_buf, val_buf, rew_buf, done_buf = (torch.zeros((T, N)) for _ in range(4))
     obs, info = env.reset()     # copy=False: the env's own arrays, read before the next step
     mask = info["action_mask"]
@@ -571,6 +605,7 @@ def train(args) -> dict:
         frac = 1.0 - counters["updates"] / num_updates
         for group in opt.param_groups:
             group["lr"] = args.learning_rate * (frac if args.anneal_lr else 1.0)
+        kick = kickstart_weight(args, counters["global_step"]) if teacher is not None else 0.0
         # -- rollout
         for t in range(T):
             t0 = time.perf_counter()
@@ -581,6 +616,10 @@ def train(args) -> dict:
                 action, logp = masked_sample(play_actor, x, mask, gen)
                 value = play_critic(x).float()[:, 0]
             act_buf[t], logp_buf[t], val_buf[t] = action, logp, value
+            if kick > 0:
+                tables, games, acts = teacher
+                act_batch(env.game.states, env.variant.spec_ref, mask, games, tables, acts)
+                teacher_buf[t] = torch.from_numpy(acts)
             t1 = time.perf_counter()
             opp0 = opponents.seconds
             obs, reward, term, _, info = env.step(action.numpy())
@@ -610,8 +649,11 @@ def train(args) -> dict:
         returns = adv + val_buf
         ids, valid = legal_ids(mask_buf.reshape(batch, n_act).numpy())
         pos = (ids == act_buf.reshape(batch, 1)).to(torch.int8).argmax(1, keepdim=True)
+        teacher_pos = (ids == teacher_buf.reshape(batch, 1)).to(torch.int8).argmax(1, keepdim=True) \
+            if kick > 0 else None
         stats = update(actor, critic, opt, params, args, gen, autocast, x_dtype, obs_buf.reshape(batch, n_obs),
-                       ids, valid, pos, logp_buf.reshape(-1), adv.reshape(-1), returns.reshape(-1))
+                       ids, valid, pos, logp_buf.reshape(-1), adv.reshape(-1), returns.reshape(-1),
+                       teacher_pos, kick)
         play_actor.load_state_dict(actor.state_dict())
         play_critic.load_state_dict(critic.state_dict())
         counters["updates"] += 1
@@ -622,6 +664,10 @@ def train(args) -> dict:
         sps = (step - start_step) / max(train_s, 1e-9)
         for k, v in stats.items():
             writer.add_scalar(f"losses/{k}", v, step)
+        if kick > 0:
+            writer.add_scalar("kickstart/weight", kick, step)
+            writer.add_scalar("kickstart/rollout_agreement",
+                              float((act_buf == teacher_buf).float().mean()), step)
         writer.add_scalar("time/learner_steps_per_s", sps, step)
         for k in ("env", "opponents", "policy", "update"):
             writer.add_scalar(f"time/share_{k}", clock[k] / max(train_s, 1e-9), step)
@@ -663,10 +709,12 @@ def train(args) -> dict:
 
 
 def update(actor, critic, opt, params, args, gen, autocast, x_dtype, obs, ids, valid, pos, old_logp,
-           adv, returns) -> dict:
+           adv, returns, teacher_pos=None, kick: float = 0.0) -> dict:
     """PPO's clipped update over ``--n-epochs`` passes of shuffled minibatches (``ids``,
     ``valid``: :func:`legal_ids` of the masks; ``pos``: the action taken, as a column of
-    ``ids``); stops early past ``--target-kl``. Returns the last minibatch's losses."""
+    ``ids``); stops early past ``--target-kl``. Kickstarting (``kick`` > 0) adds ``kick`` x
+    the cross-entropy to the teacher's move (``teacher_pos``, a column of ``ids``), as
+    Schmitt et al. (2018) with a deterministic teacher. Returns the last minibatch's losses."""
     import torch
 
     n = len(pos)
@@ -689,6 +737,10 @@ def update(actor, critic, opt, params, args, gen, autocast, x_dtype, obs, ids, v
             pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - args.clip_range, 1 + args.clip_range)).mean()
             v_loss = 0.5 * (value.float()[:, 0] - returns[idx]).pow(2).mean()
             loss = pg_loss - args.ent_coef * entropy + args.vf_coef * v_loss
+            if kick > 0:
+                teacher_logp = logp_all.gather(1, teacher_pos[idx])[:, 0]
+                kick_loss = -teacher_logp.mean()
+                loss = loss + kick * kick_loss
             opt.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(params, args.max_grad_norm)
@@ -697,8 +749,13 @@ def update(actor, critic, opt, params, args, gen, autocast, x_dtype, obs, ids, v
                 approx_kl = ((ratio - 1) - log_ratio).mean().item()
         if args.target_kl is not None and approx_kl > args.target_kl:
             break
-    return {"loss": loss.item(), "policy_loss": pg_loss.item(), "value_loss": v_loss.item(),
-            "entropy": entropy.item(), "approx_kl": approx_kl, "epochs": epoch + 1}
+    stats = {"loss": loss.item(), "policy_loss": pg_loss.item(), "value_loss": v_loss.item(),
+             "entropy": entropy.item(), "approx_kl": approx_kl, "epochs": epoch + 1}
+    if kick > 0:
+        with torch.no_grad():
+            agree = (logp_all.argmax(1, keepdim=True) == teacher_pos[idx]).float().mean().item()
+        stats.update(kickstart_loss=kick_loss.item(), teacher_agreement=agree)
+    return stats
 
 
 def main(argv=None, prog: str = "python -m experiments.selfplay_ppo") -> dict:

@@ -135,6 +135,8 @@ def test_corrupt_or_mismatched_checkpoint_errors_cleanly(tmp_path):
     (["--learning-rate", "0"], "positive number"),
     (["--variant-options", "{\"no_such_option\": 1}"], "--variant-options"),
     (["--variant", "robbers", "--opponents", "playout:1"], "no playout policy"),
+    (["--kickstart-coef", "-1"], "expected a number >= 0"),
+    (["--variant", "robbers", "--opponents", "self:1", "--kickstart-coef", "1"], "the teacher is the playout policy"),
 ])
 def test_bad_flags_are_usage_errors(flags, message, capsys):
     with pytest.raises(SystemExit) as exc:
@@ -242,3 +244,49 @@ def test_table_margin_of_a_many_seat_row():
     assert table_margin(row, "A") == pytest.approx((20 - -20) / 4)
     two = {"a": "A", "b": "B", "margin": -3.5, "hands": [{"points": [0, 7]}, {"points": [0, 0]}]}
     assert table_margin(two, "A") == -3.5
+
+
+def teacher_agreement(policy_path, variant_name, n=64, steps=40, seed=11):
+    """Share of a fresh vector env's learner decisions with two or more legal moves where
+    the policy's argmax is the playout policy's move (the games played by that policy)."""
+    from agents.fastpolicy import act_batch, rollout_tables
+    from agents.ppo import load_policy, masked_logits, pick
+    from mountain_rummy_env import make_variant
+
+    actor, _ = load_policy(policy_path)
+    v = make_variant(variant_name)
+    env = RummyVectorEnv(v, n, seed=seed)
+    obs, info = env.reset()
+    tables, games, teacher = rollout_tables(v), np.arange(n), np.empty(n, np.int64)
+    agree = seen = 0
+    for _ in range(steps):
+        mask = info["action_mask"]
+        act_batch(env.game.states, v.spec_ref, mask, games, tables, teacher)
+        mine = pick(masked_logits(actor, obs, mask))
+        choice = mask.sum(1) > 1
+        agree += int((mine == teacher)[choice].sum())
+        seen += int(choice.sum())
+        obs, *_, info = env.step(teacher)
+    return agree / seen
+
+
+def test_kickstart_weight_decays_linearly_to_zero():
+    args = sp.parse_args(["--kickstart-coef", "2", "--kickstart-steps", "1000"])
+    assert [sp.kickstart_weight(args, s) for s in (0, 250, 1000, 5000)] == [2.0, 1.5, 0.0, 0.0]
+    args = sp.parse_args(["--kickstart-coef", "0.5"])
+    assert sp.kickstart_weight(args, 10 ** 9) == 0.5
+
+
+def test_kickstarting_teaches_the_playout_policy(tmp_path):
+    """With ``--kickstart-coef`` the learner is pulled toward the playout policy's moves at
+    its own decisions: on fresh positions its argmax agrees with that teacher far more often
+    than the same run's without kickstarting, and the update reports the loss and agreement."""
+    flags = ["--total-steps", "4096", "--learning-rate", "3e-3", "--n-epochs", "4",
+             "--net-arch", "64", "--opponents", "playout:1", "--precision", "fp32"]
+    kicked = sp.main(tiny(tmp_path / "kick", "mountain", *flags, "--kickstart-coef", "5"))
+    plain = sp.main(tiny(tmp_path / "plain", "mountain", *flags))
+    assert {"kickstart_loss", "teacher_agreement"} <= set(kicked["last_update"])
+    assert "kickstart_loss" not in plain["last_update"]
+    with_teacher = teacher_agreement(tmp_path / "kick" / "policy.pt", "mountain")
+    without = teacher_agreement(tmp_path / "plain" / "policy.pt", "mountain")
+    assert with_teacher > without + 0.15, (with_teacher, without)

@@ -273,3 +273,20 @@ def test_a_process_forked_after_the_policy_ran_can_run_it():
     if hung:
         child.kill()
     assert not hung and child.exitcode == 0
+
+
+def test_every_shipped_policy_has_a_model_card():
+    """Issue #23: each shipped player comes with a model card (``NAME.md`` beside the
+    ``.pt``) that names its variant, how it was trained, the compute, its measured strength
+    and the commands that reproduce it."""
+    from agents.ppo import POLICY_DIR, shipped_policies
+    from mountain_rummy_env.registry import variant_info
+
+    for name, meta in shipped_policies().items():
+        card = POLICY_DIR / f"{name}.md"
+        assert card.is_file(), f"shipped policy {name!r} has no model card {card.name}"
+        text = card.read_text()
+        assert f"`{name}`" in text.splitlines()[0]
+        assert variant_info(meta["variant"]).title in text
+        for field in ("| variant |", "| how trained |", "| compute |", "## Strength", "## Reproduce"):
+            assert field in text, (name, field)

@@ -747,13 +747,6 @@ def new_views(s, spec):
 
 
 @njit(cache=True)
-def position_views(s, spec, p):
-    """Hand and table views of player ``p`` used to resolve placements (see hand_view,
-    table_view): (face_card, jokers, nj, size, free, shown_card, face_up)."""
-    return unpack_views(views_into(s, spec, p, np.empty(VIEW_WIDTH, np.int16)))
-
-
-@njit(cache=True)
 def placement_candidates(s, spec, require_face, acts, n_hand, free_used, uses, placed):
     """Every meld, regroup and layoff the current player could make now, ignoring whether
     the turn could end afterwards. Per candidate: action id, hand cards used, discardable
@@ -1212,7 +1205,8 @@ def best_fit_reachable(s, spec, scratch, levels, enough):
 def fit_bits(s, spec, p):
     """One scan of the cards for :func:`face_fits_now`: (hand size, cards that may be
     discarded, jokers, jokers taken this turn, natural faces held, those that may be
-    discarded, faces up on the table) of seat ``p``'s hand and the table."""
+    discarded, faces up on the table) of seat ``p``'s hand and the table. A card of the
+    wild rank counts as a joker, as in :func:`hand_view`."""
     size = 0
     free = 0
     nj_taken = 0
@@ -1227,7 +1221,7 @@ def fit_bits(s, spec, p):
             up |= one << np.uint64(s.shown[c])
         elif loc == LOC_HAND + p:
             size += 1
-            g = spec.card_face[c]
+            g = card_face_now(s, spec, c)
             taken = s.taken[c] != 0
             if not taken:
                 free += 1
@@ -1493,33 +1487,31 @@ def take_mask(s, spec, mask, scratch, fast):
     # bitmasks that follow the pile down (the cards above k and k join the hand, taken);
     # only then is the take made on a copy and searched.
     p = s.current
-    face_card, jokers, nj, size, free, shown_card, face_up = position_views(s, spec, p)
-    held = hand_mask_bits(face_card)
-    others = others_faces(s, spec, p, shown_card)
+    size, free, nj, nj_taken, held, free_bits, up = fit_bits(s, spec, p)
+    others = np.uint64(0)   # may_be_placed's faces on other seats' melds
+    for m in range(spec.max_melds):
+        if s.m_kind[m] != MELD_EMPTY and s.m_founder[m] != p:
+            others |= meld_faces(s, m)
     probe = fast and fits_now_possible(s, spec)
-    t_size, t_free, t_nj, t_nj_taken, t_held, t_free_bits, up = fit_bits(s, spec, p)
     for depth in range(s.discard_len):
         c = s.discard[s.discard_len - 1 - depth]
-        f = spec.card_face[c]
-        t_size += 1
+        f = card_face_now(s, spec, c)
+        size += 1
         if f == JOKER_FACE:
             nj += 1
-            t_nj += 1
-            t_nj_taken += 1
+            nj_taken += 1
         else:
             held |= np.uint64(1) << np.uint64(f)
-            t_held |= np.uint64(1) << np.uint64(f)
         if depth == 0:
             mask[spec.a_take + c] = 1
             continue
         if f != JOKER_FACE and not may_be_placed(s, spec, f, held, others, nj):
             continue
         if probe and f != JOKER_FACE:
-            if face_fits_now(s, spec, f, t_size, t_free, t_nj, t_nj_taken, t_held,
-                             t_free_bits, up):
+            if face_fits_now(s, spec, f, size, free, nj, nj_taken, held, free_bits, up):
                 mask[spec.a_take + c] = 1
                 continue
-            if not face_ever_fits(s, spec, p, f, t_held, t_nj, up):
+            if not face_ever_fits(s, spec, p, f, held, nj, up):
                 continue
         scratch[len(scratch) - 1] = s
         after = scratch[len(scratch) - 1]

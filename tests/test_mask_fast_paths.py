@@ -1,14 +1,17 @@
 """The mask's shortcuts against the full recomputation (issue #24, MR-7, MR-7.1).
 
 ``rules.legal_mask`` answers most deep-draw questions (can the taken card k still be
-placed this turn?) from face bitmasks (``rules.obligation_fits_now``) instead of the
-reachability search; ``rules.legal_mask_full`` always searches. In the draw phase those
-bitmasks are followed down the discard pile instead of recomputed from each take: at every
-draw position each take's probe must equal ``obligation_fits_now`` of the take made. Along random playouts that
-take deep from the discard pile often (so that positions with a pending obligation card
-are common), every mask must equal the full one, entry for entry. The vector env's
-sampler, which skips blocks of the mask by their count, must draw the same action as the
-entry-by-entry walk it replaced.
+placed this turn?) from face bitmasks instead of the reachability search: yes where k fits
+now (``rules.obligation_fits_now``), no where no sequence of placements could place it
+(``rules.obligation_ever_fits``); ``rules.legal_mask_full`` always searches. In the draw
+phase those bitmasks are followed down the discard pile instead of recomputed from each
+take: at every draw position each take's probes must equal ``obligation_fits_now`` and
+``obligation_ever_fits`` of the take made, and a no must be the search's no. Along random
+playouts that take deep from the discard pile often (so that positions with a pending
+obligation card are common), every mask must equal the full one, entry for entry, and
+with k pending, each placement's no must be the search's no. The
+vector env's sampler, which skips blocks of the mask by their count, must draw the same
+action as the entry-by-entry walk it replaced.
 """
 
 from __future__ import annotations
@@ -45,14 +48,24 @@ def _fits_now(s, spec):
 
 
 @njit(cache=True)
-def _probe_against_takes(s, spec, after):
-    """The draw phase's probe of each take deeper than the top (``rules.face_fits_now`` on
-    the bitmasks of ``rules.fit_bits`` followed down the pile, as ``legal_mask`` does)
-    against ``rules.obligation_fits_now`` of the take made on ``after``. Returns (takes
-    compared, probes saying yes, disagreements)."""
+def _ever_fits(s, spec):
+    return rules.obligation_ever_fits(s, spec)
+
+
+@njit(cache=True)
+def _probe_against_takes(s, spec, scratch):
+    """The draw phase's probes of each take deeper than the top (``rules.face_fits_now`` and
+    ``rules.face_ever_fits`` on the bitmasks of ``rules.fit_bits`` followed down the pile,
+    as ``legal_mask`` does) against ``rules.obligation_fits_now`` and
+    ``rules.obligation_ever_fits`` of the take made on the last record of ``scratch``, and
+    each no of the second against the search. Every natural take is probed, also those
+    ``legal_mask`` rules out before (a stronger check). Returns (takes compared, first
+    probes saying yes, second probes saying no, disagreements)."""
     size, free, nj, nj_taken, held, free_bits, up = rules.fit_bits(s, spec, s.current)
+    after = scratch[len(scratch) - 1:]
     compared = 0
     yes = 0
+    no = 0
     bad = 0
     for depth in range(s.discard_len):
         f = spec.card_face[s.discard[s.discard_len - 1 - depth]]
@@ -67,10 +80,40 @@ def _probe_against_takes(s, spec, after):
         after[0] = s
         rules.take_cards(after[0], depth)
         probe = rules.face_fits_now(s, spec, f, size, free, nj, nj_taken, held, free_bits, up)
+        ever = rules.face_ever_fits(s, spec, s.current, f, held, nj, up)
         compared += 1
         yes += probe
+        no += not ever
         bad += probe != rules.obligation_fits_now(after[0], spec)
-    return compared, yes, bad
+        bad += ever != rules.obligation_ever_fits(after[0], spec)
+        if not ever:   # its no must be the search's no
+            bad += rules.obligation_reachable(after[0], spec, scratch[:len(scratch) - 1], False)
+    return compared, yes, no, bad
+
+
+@njit(cache=True)
+def _placements_against_search(s, spec, scratch):
+    """With the obligation card k pending, each placement not using k is made on the last
+    record of ``scratch`` (as ``legal_mask``'s probe does) and ``rules.obligation_ever_fits``
+    asked of it; each no must be the search's no. Returns (placements, noes, disagreements)."""
+    acts, n_hand, free_used, uses, placed = rules.candidate_buffers(spec)
+    view = rules.new_views(s, spec)
+    count = rules.placement_candidates_of(s, spec, view, -1, False, np.uint64(0), acts, n_hand,
+                                          free_used, uses, placed)
+    probe = scratch[len(scratch) - 1:]
+    n = 0
+    no = 0
+    bad = 0
+    for i in range(count):
+        if uses[i]:
+            continue
+        probe[0] = s
+        rules.apply_placement_with(probe[0], spec, view, acts[i])
+        n += 1
+        if not rules.obligation_ever_fits(probe[0], spec):
+            no += 1
+            bad += rules.obligation_reachable(probe[0], spec, scratch[:len(scratch) - 1], False)
+    return n, no, bad
 
 
 def play_and_compare(v, seed: int, steps: int, deep_bias: float) -> dict:
@@ -84,7 +127,8 @@ def play_and_compare(v, seed: int, steps: int, deep_bias: float) -> dict:
     lay = v.layout
     full = np.zeros(v.num_actions, np.int8)
     scratch = np.zeros(rules.SCRATCH_RECORDS, dtype=v.dtype)
-    seen = {"draw": 0, "pending": 0, "fits_now": 0, "positions": 0, "probed": 0, "probe_yes": 0}
+    seen = {"draw": 0, "pending": 0, "fits_now": 0, "cannot_fit": 0, "positions": 0,
+            "probed": 0, "probe_yes": 0, "probe_no": 0, "placements": 0, "placement_no": 0}
     for _ in range(steps):
         if g.done(0):
             break
@@ -98,16 +142,25 @@ def play_and_compare(v, seed: int, steps: int, deep_bias: float) -> dict:
         if phase == PHASE_DRAW:
             seen["draw"] += 1
             if rules.fits_now_possible(s, g.spec):
-                compared, yes, bad = _probe_against_takes(s, g.spec, scratch[:1])
+                compared, yes, no, bad = _probe_against_takes(s, g.spec, scratch)
                 assert bad == 0, (seed, int(s["turn"]))
                 seen["probed"] += compared
                 seen["probe_yes"] += yes
+                seen["probe_no"] += no
         if phase == PHASE_PLAY and int(s["obligation"]) >= 0:
             seen["pending"] += 1
             if _fits_now(s, g.spec):
                 seen["fits_now"] += 1
                 # a shortcut's yes is the search's yes
                 assert _reachable_by_search(s, g.spec, scratch)
+            if not _ever_fits(s, g.spec):
+                seen["cannot_fit"] += 1
+                # and its no is the search's no
+                assert not _reachable_by_search(s, g.spec, scratch)
+            n, no, bad = _placements_against_search(s, g.spec, scratch)
+            assert bad == 0, (seed, int(s["turn"]))
+            seen["placements"] += n
+            seen["placement_no"] += no
         legal = np.flatnonzero(mask)
         deep = legal[(legal > lay.take) & (legal < lay.meld)]
         if phase == PHASE_DRAW and len(deep) > 1 and rng.random() < deep_bias:
@@ -129,13 +182,13 @@ def test_fast_mask_equals_full_recomputation(seed, jokers, hand_size, deep_bias)
 
 def test_fast_mask_equals_full_on_many_positions():
     """A fixed set of games, enough pending-obligation positions to mean something."""
-    total = {"draw": 0, "pending": 0, "fits_now": 0, "positions": 0, "probed": 0, "probe_yes": 0}
+    total = None
     for seed in range(12):
         seen = play_and_compare(variant(), 1000 + seed, 400, 0.8)
-        for k in total:
-            total[k] += seen[k]
+        total = seen if total is None else {k: total[k] + seen[k] for k in total}
     assert total["pending"] >= 100 and total["fits_now"] >= 20, total
     assert total["probed"] >= 1000 and total["probe_yes"] >= 100, total
+    assert total["probe_no"] >= 100 and total["placement_no"] >= 40, total
 
 
 def _sample_reference(mask, rng_state):

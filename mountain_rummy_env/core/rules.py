@@ -747,13 +747,6 @@ def new_views(s, spec):
 
 
 @njit(cache=True)
-def position_views(s, spec, p):
-    """Hand and table views of player ``p`` used to resolve placements (see hand_view,
-    table_view): (face_card, jokers, nj, size, free, shown_card, face_up)."""
-    return unpack_views(views_into(s, spec, p, np.empty(VIEW_WIDTH, np.int16)))
-
-
-@njit(cache=True)
 def placement_candidates(s, spec, require_face, acts, n_hand, free_used, uses, placed):
     """Every meld, regroup and layoff the current player could make now, ignoring whether
     the turn could end afterwards. Per candidate: action id, hand cards used, discardable
@@ -1212,7 +1205,8 @@ def best_fit_reachable(s, spec, scratch, levels, enough):
 def fit_bits(s, spec, p):
     """One scan of the cards for :func:`face_fits_now`: (hand size, cards that may be
     discarded, jokers, jokers taken this turn, natural faces held, those that may be
-    discarded, faces up on the table) of seat ``p``'s hand and the table."""
+    discarded, faces up on the table) of seat ``p``'s hand and the table. A card of the
+    wild rank counts as a joker, as in :func:`hand_view`."""
     size = 0
     free = 0
     nj_taken = 0
@@ -1227,7 +1221,7 @@ def fit_bits(s, spec, p):
             up |= one << np.uint64(s.shown[c])
         elif loc == LOC_HAND + p:
             size += 1
-            g = spec.card_face[c]
+            g = card_face_now(s, spec, c)
             taken = s.taken[c] != 0
             if not taken:
                 free += 1
@@ -1298,6 +1292,125 @@ def obligation_fits_now(s, spec):
 
 
 @njit(cache=True)
+def can_show(g, held, nj, up):
+    """Can the hand put face ``g`` on the table: a natural of it held, or a joker declared
+    as it (not while ``g`` is face up, MR-5)?"""
+    one = np.uint64(1)
+    return (held >> np.uint64(g)) & one != 0 or nj > 0 and (up >> np.uint64(g)) & one == 0
+
+
+@njit(cache=True)
+def ever_loose(s, spec, p, held, nj, up):
+    """Faces of the cards on other seats' melds that some sequence of placements this turn
+    could detach (MR-9), over-approximated. What stays of a meld after a detachment is a
+    meld, made of its cards now and cards laid off since: faces the hand can show
+    (:func:`can_show`), on a run only in a chain from one of its ends (a detached card's
+    face is up for good, so the run never fills its own gaps again). So a set of four, or
+    of three whose fourth face the hand can show; a run card with three positions on one
+    side of it, counting the chain the hand could add beyond that end."""
+    loose = np.uint64(0)
+    one = np.uint64(1)
+    for m in range(spec.max_melds):
+        kind = s.m_kind[m]
+        if kind == MELD_EMPTY or s.m_founder[m] == p:
+            continue
+        if kind == SET:   # slot = suit
+            n = 0
+            missing = -1
+            for suit in range(4):
+                if s.m_cards[m, suit] >= 0:
+                    n += 1
+                else:
+                    missing = suit * NUM_RANKS + s.m_rank[m]
+            if n == 4 or n == 3 and can_show(missing, held, nj, up):
+                loose |= meld_faces(s, m)
+            continue
+        suit = s.m_suit[m]
+        lo = s.m_lo[m]
+        hi = s.m_hi[m]
+        below = 0
+        while lo - below - 1 >= spec.min_run_pos and \
+                can_show(suit * NUM_RANKS + (lo - below - 1) % NUM_RANKS, held, nj, up):
+            below += 1
+        above = 0
+        while hi + above + 1 <= spec.max_run_pos and \
+                can_show(suit * NUM_RANKS + (hi + above + 1) % NUM_RANKS, held, nj, up):
+            above += 1
+        for pos in range(lo, hi + 1):
+            c = s.m_cards[m, pos]
+            if c >= 0 and (pos - lo + below >= 3 or hi - pos + above >= 3):
+                loose |= one << np.uint64(s.shown[c])
+    return loose
+
+
+@njit(cache=True)
+def face_ever_fits(s, spec, p, f, held, nj, up):
+    """Necessary for a natural obligation card k of face ``f`` in ``p``'s hand (one deck, no
+    wild rank) to be placed by any sequence of placements this turn (MR-7.1), from bitmasks
+    (``held``: natural faces in the hand, k's among them; ``nj`` jokers; ``up``: faces up on
+    the table) and the table in ``s``, without a copy of the position: the draw phase asks
+    it of a take without making the take. Its no spares the reachability search, most of
+    whose questions in random play end in no. Along a turn the hand only loses cards and
+    faces only come up (MR-5: no joker is taken back or re-declared), so
+    a card placed later shows a face the hand can show now (:func:`can_show`), and a table
+    card it uses is one that can be detached (:func:`ever_loose`). k goes
+
+    - on a set of its rank (one on the table now; a new one is a template with k below);
+    - on a run of its suit that grows to its side: the positions between the run's end and
+      k are faces the hand can show;
+    - into a new meld, or a run made this turn then laid off on: then a template holding k
+      (three consecutive faces of that run with k) has each other face held, detachable, or
+      a joker's (not up; no more of them than jokers).
+
+    A joker on the table showing k's face is left to the search (True)."""
+    one = np.uint64(1)
+    if (up >> np.uint64(f)) & one:
+        return True
+    rank = f % NUM_RANKS
+    suit = f // NUM_RANKS
+    for m in range(spec.max_melds):
+        kind = s.m_kind[m]
+        if kind == SET and s.m_rank[m] == rank:
+            return True
+        if kind != RUN or s.m_suit[m] != suit:
+            continue
+        for pos in (rank, ACE_HIGH_POS if rank == 0 else -1):
+            if pos < spec.min_run_pos or pos > spec.max_run_pos:
+                continue
+            a, b = (s.m_hi[m] + 1, pos) if pos > s.m_hi[m] else (pos + 1, s.m_lo[m])
+            gap = True
+            for q in range(a, b):
+                if not can_show(suit * NUM_RANKS + q % NUM_RANKS, held, nj, up):
+                    gap = False
+                    break
+            if gap:
+                return True
+    loose = ever_loose(s, spec, p, held, nj, up)
+    for i in range(spec.by_face_count[f]):
+        tm = spec.t_mask[spec.by_face[f, i]]
+        rest = tm & ~held & ~loose
+        if popcount(tm) != spec.t_len[spec.by_face[f, i]] or \
+                (rest & up) == 0 and popcount(rest) <= nj:
+            return True
+    return False
+
+
+@njit(cache=True)
+def obligation_ever_fits(s, spec):
+    """:func:`face_ever_fits` of the pending obligation card k: False only where
+    :func:`obligation_reachable` is False. True (decide by the search) for a joker k, two
+    decks or a wild rank."""
+    k = s.obligation
+    if k < 0 or not fits_now_possible(s, spec):
+        return True
+    f = spec.card_face[k]
+    if f == JOKER_FACE:
+        return True
+    size, free, nj, nj_taken, held, free_bits, up = fit_bits(s, spec, s.current)
+    return face_ever_fits(s, spec, s.current, f, held, nj, up)
+
+
+@njit(cache=True)
 def obligation_reachable(s, spec, scratch, fast=True):
     """MR-7.1 exactly: can the pending obligation card k still be placed this turn by some
     sequence of placements, leaving a way to end the turn (MR-7.3)? Either
@@ -1308,9 +1421,13 @@ def obligation_reachable(s, spec, scratch, fast=True):
       every card in the hand must be placed this turn, k among them (:func:`can_clear`).
 
     With ``fast`` a position where k fits now (:func:`obligation_fits_now`, most of them)
-    is answered without the search; ``fast=False`` always searches (the tests' reference)."""
+    is answered without the search, and so is one where no sequence of placements could
+    place it (:func:`obligation_ever_fits`); ``fast=False`` always searches (the tests'
+    reference)."""
     if fast and obligation_fits_now(s, spec):
         return True
+    if fast and not obligation_ever_fits(s, spec):
+        return False
     fit = best_fit_reachable(s, spec, scratch, min(MAX_REACH_DEPTH, len(scratch) - 1), 2)
     return fit == 2 or fit == 1 and can_clear(s, spec, scratch)
 
@@ -1362,6 +1479,50 @@ def take_cards(s, depth):
 
 
 @njit(cache=True)
+def take_mask(s, spec, mask, scratch, fast):
+    """Unmask the discard pile's takes of the draw phase (the top card always)."""
+    # A card k taken deep must be placed this turn (MR-7.1). A cheap necessary test
+    # first (may_be_placed, with the cards taken with k in the hand); then, with
+    # ``fast``, obligation_fits_now (yes) and obligation_ever_fits (no) of the take from
+    # bitmasks that follow the pile down (the cards above k and k join the hand, taken);
+    # only then is the take made on a copy and searched.
+    p = s.current
+    size, free, nj, nj_taken, held, free_bits, up = fit_bits(s, spec, p)
+    others = np.uint64(0)   # may_be_placed's faces on other seats' melds
+    for m in range(spec.max_melds):
+        if s.m_kind[m] != MELD_EMPTY and s.m_founder[m] != p:
+            others |= meld_faces(s, m)
+    probe = fast and fits_now_possible(s, spec)
+    for depth in range(s.discard_len):
+        c = s.discard[s.discard_len - 1 - depth]
+        f = card_face_now(s, spec, c)
+        size += 1
+        if f == JOKER_FACE:
+            nj += 1
+            nj_taken += 1
+        else:
+            held |= np.uint64(1) << np.uint64(f)
+        if depth == 0:
+            mask[spec.a_take + c] = 1
+            continue
+        if f != JOKER_FACE and not may_be_placed(s, spec, f, held, others, nj):
+            continue
+        if probe and f != JOKER_FACE:
+            if face_fits_now(s, spec, f, size, free, nj, nj_taken, held, free_bits, up):
+                mask[spec.a_take + c] = 1
+                continue
+            if not face_ever_fits(s, spec, p, f, held, nj, up):
+                continue
+        scratch[len(scratch) - 1] = s
+        after = scratch[len(scratch) - 1]
+        take_cards(after, depth)
+        # obligation_fits_now and obligation_ever_fits of ``after`` are what the probes
+        # just answered (for a natural k)
+        if obligation_reachable(after, spec, scratch[: len(scratch) - 1], False):
+            mask[spec.a_take + c] = 1
+
+
+@njit(cache=True)
 def legal_mask(s, spec, mask, scratch):
     """Write the exact legal-action mask of game ``s`` into ``mask`` (int8, zeroed here)."""
     legal_mask_exact(s, spec, mask, scratch, True)
@@ -1381,43 +1542,7 @@ def legal_mask_exact(s, spec, mask, scratch, fast):
     phase = s.phase
     if phase == PHASE_DRAW:
         mask[spec.a_draw] = 1
-        # A card k taken deep must be placed this turn (MR-7.1). A cheap necessary test
-        # first (may_be_placed, with the cards taken with k in the hand); then, with
-        # ``fast``, obligation_fits_now of the take from bitmasks that follow the pile down
-        # (the cards above k and k join the hand, taken); only then is the take made on a
-        # copy and searched.
-        p = s.current
-        face_card, jokers, nj, size, free, shown_card, face_up = position_views(s, spec, p)
-        held = hand_mask_bits(face_card)
-        others = others_faces(s, spec, p, shown_card)
-        probe = fast and fits_now_possible(s, spec)
-        t_size, t_free, t_nj, t_nj_taken, t_held, t_free_bits, up = fit_bits(s, spec, p)
-        for depth in range(s.discard_len):
-            c = s.discard[s.discard_len - 1 - depth]
-            f = spec.card_face[c]
-            t_size += 1
-            if f == JOKER_FACE:
-                nj += 1
-                t_nj += 1
-                t_nj_taken += 1
-            else:
-                held |= np.uint64(1) << np.uint64(f)
-                t_held |= np.uint64(1) << np.uint64(f)
-            if depth == 0:
-                mask[spec.a_take + c] = 1
-                continue
-            if f != JOKER_FACE and not may_be_placed(s, spec, f, held, others, nj):
-                continue
-            if probe and f != JOKER_FACE and face_fits_now(s, spec, f, t_size, t_free, t_nj,
-                                                           t_nj_taken, t_held, t_free_bits, up):
-                mask[spec.a_take + c] = 1
-                continue
-            scratch[len(scratch) - 1] = s
-            after = scratch[len(scratch) - 1]
-            take_cards(after, depth)
-            # obligation_fits_now(after) is what the probe just answered (False for a joker)
-            if obligation_reachable(after, spec, scratch[: len(scratch) - 1], False):
-                mask[spec.a_take + c] = 1
+        take_mask(s, spec, mask, scratch, fast)
         return
     if phase == PHASE_RESPONSE:
         mask[spec.a_done] = 1

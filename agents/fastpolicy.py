@@ -34,16 +34,16 @@ from numba.extending import overload
 from mountain_rummy_env.core import batch, gin, rules
 from mountain_rummy_env.core.german import GermanSpec
 from mountain_rummy_env.core.spec import Spec, spec_class_of, spec_of
-from mountain_rummy_env.solver import (
-    OBJ_DEADWOOD, OBJ_POINTS, batch_kernel, fast_tables, make_workspace,
+from mountain_rummy_env.solver import make_workspace
+# the solver primitives are the package's (the observation's solver features use them too)
+from mountain_rummy_env.solver_features import (  # noqa: F401  (re-exported)
+    JOKER_FACE, MOUNTAIN_HOLD_OPP, MOUNTAIN_HOLD_STOCK, _arranged_placement, _best_take,
+    _hand_of, _holds, _layable, _least_deadwood, _points, _solve, solver_tables,
 )
-from mountain_rummy_env.core.state import (
-    EVENT_NONE, LOC_HAND, MELD_EMPTY, PHASE_DRAW, PHASE_RESPONSE,
-)
+from mountain_rummy_env.core.state import EVENT_NONE, LOC_HAND, PHASE_DRAW, PHASE_RESPONSE
 
 from .german_policy import credit_order, german_action, rules_params
 
-JOKER_FACE = 52
 NUM_RANKS = 13
 
 
@@ -69,15 +69,6 @@ def _connect(face, counts):
 
 
 @njit(cache=True)
-def _layable(s, spec, f):
-    """Whether face ``f`` can be laid off on a meld on the table."""
-    for m in range(spec.max_melds):
-        if s.m_kind[m] != MELD_EMPTY and rules.layoff_position(s, spec, m, f) >= 0:
-            return True
-    return False
-
-
-@njit(cache=True)
 def _first_legal(spec, mask):
     """The lowest legal action id (a fallback no policy case should reach), or -1."""
     for a in range(spec.num_actions):
@@ -87,181 +78,11 @@ def _first_legal(spec, mask):
 
 
 @njit(cache=True)
-def _solve(tables, fast, objective, hands, jokers, out):
-    """The solver's value (``objective``) of each hand into ``out``; ``fast`` is the matching
-    set of fast tables from :func:`rollout_tables`."""
-    credit, values = tables[0], tables[1]
-    t_mask, t_len, t_faces = tables[7:10]
-    run_best, suit_value, tgain, set_ids, set_cnt = fast
-    batch_kernel(hands, jokers, t_mask, t_len, t_faces, credit, values, objective,
-                 np.int64(0), np.int64(-1), run_best, suit_value, tgain, set_ids, set_cnt, out)
-
-
-@njit(cache=True)
-def _points(tables, hands, jokers, out):
-    """Solver points (meld credit - deadwood, MR-12) of each hand into ``out``."""
-    _solve(tables, tables[2:7], OBJ_POINTS, hands, jokers, out)
-
-
-@njit(cache=True)
-def _least_deadwood(tables, hands, jokers, out):
-    """Least deadwood (MR-8) of each hand into ``out``."""
-    _solve(tables, tables[10:15], OBJ_DEADWOOD, hands, jokers, out)
-
-
-# The rules player's hold policy (agents.rules.RulesAgent defaults, held equal by a test;
-# numba caches these constants, so they are copies): melds and layoffs stay in hand until
-# the opponent is down to MOUNTAIN_HOLD_OPP cards, the stock to MOUNTAIN_HOLD_STOCK, or
-# placing them would let the player knock or camp.
-MOUNTAIN_HOLD_OPP, MOUNTAIN_HOLD_STOCK = 4, 6
-
-
-@njit(cache=True)
-def _holds(s, spec, p, counts, tables):
-    """Whether the player keeps its melds and layoffs in hand this turn (rules' policy):
-    no deep-draw card to place, the opponent holds more than MOUNTAIN_HOLD_OPP cards, the
-    stock more than MOUNTAIN_HOLD_STOCK, and no knock or camp would follow placing: every
-    hand left by dropping one card (cards that lay off on the table set aside) keeps more
-    deadwood than the knock limit."""
-    if s.phase == PHASE_RESPONSE or s.obligation >= 0:
-        return False
-    if s.stock_len - s.stock_ptr <= MOUNTAIN_HOLD_STOCK:
-        return False
-    opp_cards = 0
-    for c in range(spec.num_cards):
-        if s.loc[c] == LOC_HAND + (p + 1) % spec.num_players:
-            opp_cards += 1
-    if opp_cards <= MOUNTAIN_HOLD_OPP:
-        return False
-    bits = np.uint64(0)
-    for f in range(JOKER_FACE):
-        if counts[f] > 0 and not _layable(s, spec, f):
-            bits |= np.uint64(1) << np.uint64(f)
-    jok = counts[JOKER_FACE]
-    hands = np.empty(JOKER_FACE + 1, np.uint64)
-    jokers = np.empty(JOKER_FACE + 1, np.int8)
-    hands[0] = bits
-    jokers[0] = jok
-    dw = np.empty(JOKER_FACE + 1, np.int32)
-    _least_deadwood(tables, hands[:1], jokers[:1], dw[:1])
-    if dw[0] > spec.knock_limit + 15:    # no card dropped (15 at most) brings it to a knock
-        return True
-    n = 0
-    for f in range(JOKER_FACE + 1):
-        if f < JOKER_FACE and (bits >> np.uint64(f)) & np.uint64(1):
-            hands[n] = bits & ~(np.uint64(1) << np.uint64(f))
-            jokers[n] = jok
-            n += 1
-        elif f == JOKER_FACE and jok > 0:
-            hands[n] = bits
-            jokers[n] = jok - 1
-            n += 1
-    if n == 0:
-        return False
-    _least_deadwood(tables, hands[:n], jokers[:n], dw[:n])
-    return dw[:n].min() > spec.knock_limit
-
-
-@njit(cache=True)
-def _arranged_placement(spec, mask, counts, hand_bits, tables):
-    """The placement the hand's best arrangement (solver points) makes, as the rules player
-    places: the legal meld whose credit plus the points of the hand left matches the whole
-    hand's points, else the layoff of the loose card that leaves the most points; -1 when
-    the arrangement places nothing. Regroups are never chosen."""
-    credit = tables[0]
-    jok = counts[JOKER_FACE]
-    n = 1
-    for a in range(spec.a_meld, spec.a_discard):
-        if mask[a] and (a < spec.a_regroup or a >= spec.a_layoff):
-            n += 1
-    hands = np.empty(n, np.uint64)
-    jokers = np.empty(n, np.int8)
-    acts = np.empty(n, np.int64)
-    hands[0] = hand_bits
-    jokers[0] = jok
-    k = 1
-    for a in range(spec.a_meld, spec.a_discard):
-        if not mask[a] or spec.a_regroup <= a < spec.a_layoff:
-            continue
-        if a < spec.a_regroup:
-            tm = spec.t_mask[a - spec.a_meld]
-            hands[k] = hand_bits & ~tm
-            jokers[k] = jok - rules.popcount(tm & ~hand_bits)
-        else:
-            f = (a - spec.a_layoff) % JOKER_FACE
-            if counts[f] > 0:
-                hands[k] = hand_bits & ~(np.uint64(1) << np.uint64(f))
-                jokers[k] = jok
-            else:
-                hands[k] = hand_bits
-                jokers[k] = jok - 1
-        acts[k] = a
-        k += 1
-    pts = np.empty(n, np.int32)
-    _points(tables, hands, jokers, pts)
-    best = -1
-    best_v = pts[0] - 1
-    for i in range(1, n):             # melds first: the meld's credit + points of the rest
-        if acts[i] < spec.a_regroup:
-            t = acts[i] - spec.a_meld
-            v = pts[i] + credit[t, :spec.t_len[t]].sum()
-            if v > best_v:
-                best, best_v = acts[i], v
-    if best >= 0:
-        return best
-    for i in range(1, n):             # then a loose card's layoff: points of the rest
-        if acts[i] >= spec.a_layoff and pts[i] > best_v:
-            best, best_v = acts[i], pts[i]
-    return best
-
-
-@njit(cache=True)
-def _best_take(s, spec, mask, counts, hand_bits, tables):
-    """The legal take (the top discard or a deeper one, with every card above it) that
-    raises the hand's solver points the most, as the rules player takes; else the stock."""
-    n = s.discard_len + 1
-    hands = np.empty(n, np.uint64)
-    jokers = np.empty(n, np.int8)
-    acts = np.empty(n, np.int64)
-    bits = hand_bits
-    jok = counts[JOKER_FACE]
-    hands[0] = bits
-    jokers[0] = jok
-    k = 1
-    for depth in range(s.discard_len):
-        c = s.discard[s.discard_len - 1 - depth]
-        f = spec.card_face[c]
-        if f == JOKER_FACE:
-            jok += 1
-        else:
-            bits |= np.uint64(1) << np.uint64(f)
-        if mask[spec.a_take + c]:
-            hands[k] = bits
-            jokers[k] = jok
-            acts[k] = spec.a_take + c
-            k += 1
-    pts = np.empty(k, np.int32)
-    _points(tables, hands[:k], jokers[:k], pts)
-    best = spec.a_draw
-    best_v = pts[0]
-    for i in range(1, k):
-        if pts[i] > best_v:
-            best, best_v = acts[i], pts[i]
-    return best
-
-
-@njit(cache=True)
 def mountain_action(s, spec, mask, tables):
     """Mountain's playout action for the current player of ``s`` (mask must be current)."""
     p = s.current
     counts = np.zeros(JOKER_FACE + 1, np.int64)
-    hand_bits = np.uint64(0)
-    for c in range(spec.num_cards):
-        if s.loc[c] == LOC_HAND + p:
-            f = spec.card_face[c]
-            counts[f] += 1
-            if f < JOKER_FACE:
-                hand_bits |= np.uint64(1) << np.uint64(f)
+    hand_bits = _hand_of(s, spec, p, counts)
     hands = np.empty(JOKER_FACE + 1, np.uint64)
     jokers = np.full(JOKER_FACE + 1, counts[JOKER_FACE], np.int8)
     pts = np.empty(JOKER_FACE + 1, np.int32)
@@ -414,15 +235,6 @@ def german_playout_action(s, spec, mask, tables):
     return german_action(s, spec, params, work, ws, order)
 
 
-def _solver_tables(variant) -> tuple:
-    """Mountain's and Gin's tables: the meld table with the fast tables of the points
-    objective (items 2-6) and of the deadwood objective (10-14)."""
-    t = variant.table
-    values = np.ascontiguousarray(variant.spec.hand_value, dtype=np.int64)
-    return (t.credit, values, *fast_tables(t, values, "points"), t.mask, t.length, t.faces,
-            *fast_tables(t, values, "deadwood"))
-
-
 def _german_tables(variant) -> tuple:
     """German's and Crazy's tables: what :func:`german_action` reads besides the state, with
     the parameters :class:`agents.german.GermanSearchAgent` plays its playouts with (the
@@ -447,7 +259,8 @@ def rollout_tables(variant) -> tuple:
 # spec type -> playout action, and the builder of its tables
 POLICY_BY_SPEC: dict = {Spec: mountain_action, gin.GinSpec: gin_action,
                         GermanSpec: german_playout_action}
-TABLES_BY_SPEC: dict = {Spec: _solver_tables, gin.GinSpec: _solver_tables,
+_solver_tables = solver_tables
+TABLES_BY_SPEC: dict = {Spec: solver_tables, gin.GinSpec: solver_tables,
                         GermanSpec: _german_tables}
 
 

@@ -133,10 +133,16 @@ class NetGuided:
             raise CheckpointError(f"network {self.path} plays {want!r}, not {variant!r}")
 
     def _buffers(self, variant):
-        from mountain_rummy_env.envs.observation import obs_dtype_of, observation_size
+        from mountain_rummy_env.envs.observation import (
+            obs_dtype_of, obs_features_of, observation_size,
+        )
+
+        from .ppo import obs_features_of_meta
 
         if self._checked is not variant:
-            n_obs = observation_size(variant)
+            same = self.meta.get("variant") in (None, variant.name)
+            self._features = obs_features_of(obs_features_of_meta(self.meta), variant if same else None)
+            n_obs = observation_size(variant, self._features if same else "none")
             if self.actor is not None and (
                     self.meta.get("variant") != variant.name
                     or self.meta.get("observation_size") != n_obs
@@ -153,11 +159,11 @@ class NetGuided:
     def observe(self, view) -> np.ndarray:
         """The encoded observation of ``view`` (its player's seat), one row, in the
         network's encoding (int8 when there is no network: the trainer's)."""
-        from mountain_rummy_env.envs.observation import encode_observations
+        from mountain_rummy_env.envs.observation import encode_views
 
         enc = self._buffers(view.variant)
-        encode_observations(view.public_state(), view.variant.spec_ref,
-                            np.array([view.player], np.int64), enc)
+        encode_views(view.public_state(), view.variant, np.array([view.player], np.int64), enc,
+                     self._features)
         return enc
 
     def priors(self, view, mask) -> np.ndarray | None:
@@ -231,13 +237,13 @@ class NetGuided:
         hand in some sample (its playouts are exact there)."""
         import torch
 
-        from mountain_rummy_env.envs.observation import encode_observations
+        from mountain_rummy_env.envs.observation import encode_views
 
         v = view.variant
         states, _, finished = self.play_candidates(view, mask, cands,
                                                    self.sample_states(view, self.value_samples))
         enc = np.zeros((len(states), self._buffers(v).shape[1]), self._enc.dtype)
-        encode_observations(states, v.spec_ref, np.full(len(states), view.player, np.int64), enc)
+        encode_views(states, v, np.full(len(states), view.player, np.int64), enc, self._features)
         with torch.no_grad():
             out = self.value(torch.as_tensor(enc.astype(np.float32)))[:, 0].numpy()
         k = len(cands)

@@ -21,7 +21,10 @@ arbitrary pickle): a dict of plain values and tensors::
 
 An optional ``"obs_dtype"`` (``"float32"`` when absent, or ``"int8"``: ``train_ppo
 --obs-dtype``) is the encoding the policy was trained on; the agent encodes in it and feeds
-the values to the network as float32, as SB3 did. A checkpoint whose ``"guard"`` (an action
+the values to the network as float32, as SB3 did. An optional ``"obs_features"``
+(``"none"`` when absent, or ``"solver"``: ``selfplay_ppo --obs-features``) is the feature
+block appended to the observation (``docs/observation.md``); the agent encodes with it, and
+a value it does not know is a :class:`CheckpointError`. A checkpoint whose ``"guard"`` (an action
 guard) or ``"hint"`` (an advising player) is other than absent or ``"none"`` was trained by
 a route since removed (docs/training.md, "Tried routes"): it is refused with a
 :class:`CheckpointError` that names :data:`LAST_ROUTES_COMMIT`, the last commit that plays it.
@@ -96,13 +99,20 @@ def variant_options(variant) -> dict:
 
 
 def policy_meta(variant, observation_size: int, net_arch, activation: str, obs_dtype: str,
-                env_steps: int, **extra) -> dict:
+                env_steps: int, obs_features: str = "none", **extra) -> dict:
     """The metadata :func:`save_policy` writes for an actor trained on ``variant`` (every
-    trainer's; ``extra``: plain values of its own, such as its name)."""
+    trainer's; ``obs_features``: the feature block of its observations; ``extra``: plain
+    values of its own, such as its name)."""
     return {"variant": variant.name, "variant_options": variant_options(variant),
             "observation_size": int(observation_size), "num_actions": int(variant.num_actions),
             "net_arch": [int(w) for w in net_arch], "activation": activation,
-            "obs_dtype": obs_dtype, "env_steps": int(env_steps), **extra}
+            "obs_dtype": obs_dtype, "obs_features": obs_features, "env_steps": int(env_steps),
+            **extra}
+
+
+def obs_features_of_meta(meta: dict) -> str:
+    """The feature block a checkpoint's network reads (``"none"`` for files without it)."""
+    return meta.get("obs_features") or "none"
 
 
 def save_policy(path, actor, meta: dict) -> None:
@@ -139,7 +149,7 @@ def load_policy(path):
         return _CACHE[key]
     import torch
 
-    from mountain_rummy_env.envs.observation import obs_dtype_of
+    from mountain_rummy_env.envs.observation import obs_dtype_of, obs_features_of
 
     from .ppo_nets import ACTIVATIONS, build_actor
 
@@ -164,6 +174,7 @@ def load_policy(path):
         if meta["activation"] not in ACTIVATIONS:
             raise ValueError(f"unknown activation {meta['activation']!r}")
         obs_dtype_of(meta.get("obs_dtype") or "float32")
+        obs_features_of(obs_features_of_meta(meta))
         actor = build_actor(int(meta["observation_size"]), int(meta["num_actions"]),
                             [int(w) for w in meta["net_arch"]], meta["activation"])
         actor.load_state_dict(blob["state_dict"])
@@ -233,12 +244,17 @@ class PPOAgent(Agent):
                                   f"not {variant!r}")
 
     def _check(self, variant) -> None:
-        from mountain_rummy_env.envs.observation import obs_dtype_of, observation_size
+        from mountain_rummy_env.envs.observation import (
+            obs_dtype_of, obs_features_of, observation_size,
+        )
 
         if self._checked is variant:
             return
-        n_obs, n_act = observation_size(variant), variant.num_actions
         want = self.meta.get("variant")
+        features = obs_features_of(obs_features_of_meta(self.meta),
+                                   variant if want in (None, variant.name) else None)
+        n_act = variant.num_actions
+        n_obs = observation_size(variant, features if want in (None, variant.name) else "none")
         if (want is not None and want != variant.name) or \
                 n_obs != self.meta.get("observation_size") or n_act != self.meta.get("num_actions"):
             raise CheckpointError(
@@ -247,16 +263,17 @@ class PPOAgent(Agent):
                 f"but this game is {variant.name!r} ({n_obs}, {n_act})")
         self._obs = np.zeros((1, n_obs), np.float32)
         self._view = np.zeros((1, n_obs), obs_dtype_of(self.meta.get("obs_dtype") or "float32"))
+        self._features = features
         self._checked = variant
 
     def observe(self, view) -> np.ndarray:
         """The observation of ``view`` (its player's seat), shape ``(1, observation_size)``."""
-        from mountain_rummy_env.envs.observation import encode_observations
+        from mountain_rummy_env.envs.observation import encode_views
 
         v = view.variant
         self._check(v)
-        encode_observations(view.public_state(), v.spec_ref,
-                            np.array([view.player], np.int64), self._view)
+        encode_views(view.public_state(), v, np.array([view.player], np.int64), self._view,
+                     self._features)
         self._obs[0] = self._view[0]
         return self._obs
 

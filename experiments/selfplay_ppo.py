@@ -6,7 +6,9 @@ MaskablePPO) stays the simple path with every extra (warm start, hints, guards, 
 
 * Env: ``<variant>.vector_env(--num-envs)`` with int8 observations and no copies; one
   episode is one hand; the learner's seat rotates; reward = hand-point margin x
-  ``--reward-scale``. Any variant with a vector env works.
+  ``--reward-scale``. Any variant with a vector env works. ``--obs-features solver``
+  appends the meld solver's feature block (``docs/observation.md``; Mountain) to every
+  observation, the opponents' included; it is recorded in the policy and fixed for a run.
 * Policy: the actor is :func:`agents.ppo_nets.build_actor` (the :mod:`agents.ppo` format)
   and a critic of the same widths. Masking: the softmax runs over each row's legal actions
   only, gathered from the logits (padding at -1e9), in rollouts and in the update -- the
@@ -50,12 +52,15 @@ import numpy as np
 from numba import njit
 
 from experiments.train_ppo import EVAL_FIELDS, evaluate, parse_pool, plot_curve
+from mountain_rummy_env.envs.observation import OBS_FEATURES
 
 FORMAT = "mountain-rummy-selfplay-ppo/1"
 # opponent kinds with a batched form, by their code in the per-game assignment
 KINDS = ("self", "league", "random", "playout")
 # flags a resumed run must share with its checkpoint (they shape the network or its inputs)
-FIXED = ("variant", "variant_options", "net_arch", "activation", "obs_dtype")
+FIXED = ("variant", "variant_options", "net_arch", "activation", "obs_dtype", "obs_features")
+# what a checkpoint made before a FIXED flag existed was run with
+FIXED_DEFAULTS = {"obs_features": "none"}
 
 
 def _checked_float(ok, what: str):
@@ -102,6 +107,9 @@ def build_parser(prog: str = "python -m experiments.selfplay_ppo") -> argparse.A
     g.add_argument("--num-envs", type=_positive, default=256, help="games stepped together")
     g.add_argument("--obs-dtype", choices=("int8", "float32"), default="int8",
                    help="observation encoding (recorded in the policy; the ppo agent uses it)")
+    g.add_argument("--obs-features", choices=OBS_FEATURES, default="none",
+                   help="feature block appended to the observation: solver = the meld solver's "
+                        "values of each choice (docs/observation.md; Mountain); recorded in the policy")
     g.add_argument("--reward-scale", type=_positive_float, default=0.01, help="multiplies the hand margin")
     g.add_argument("--opponents", default="self:2,league:1,random:1,playout:1",
                    help="weighted pool kind:weight,... drawn per game and hand; kinds: "
@@ -156,6 +164,13 @@ def checked_variant_and_net(p: argparse.ArgumentParser, args):
         variant = make_variant(args.variant, **opts)
     except (ValueError, TypeError) as err:
         p.error(f"--variant-options {args.variant_options!r}: {err}")
+    from mountain_rummy_env.config import ConfigError
+    from mountain_rummy_env.envs.observation import obs_features_of
+
+    try:
+        obs_features_of(getattr(args, "obs_features", "none"), variant)
+    except ConfigError as err:
+        p.error(f"--obs-features: {err}")
     try:
         args.net_arch_list = [int(w) for w in args.net_arch.split(",")]
         if not args.net_arch_list or min(args.net_arch_list) < 1:
@@ -400,14 +415,15 @@ def policy_meta(env, args, steps: int) -> dict:
     from agents.ppo import policy_meta as meta
 
     return meta(env.variant, env.single_observation_space.shape[0], args.net_arch_list,
-                args.activation, args.obs_dtype, steps, trainer="selfplay_ppo")
+                args.activation, args.obs_dtype, steps, obs_features=args.obs_features,
+                trainer="selfplay_ppo")
 
 
 def fixed_flags(args) -> dict:
     """The values of :data:`FIXED` (variant options parsed, widths as a list)."""
     return {"variant": args.variant, "variant_options": json.loads(args.variant_options),
             "net_arch": args.net_arch_list, "activation": args.activation,
-            "obs_dtype": args.obs_dtype}
+            "obs_dtype": args.obs_dtype, "obs_features": args.obs_features}
 
 
 def save_checkpoint(path: Path, actor, meta: dict, training: dict) -> None:
@@ -445,10 +461,12 @@ def load_checkpoint(path: Path, args) -> dict:
     if not isinstance(training, dict) or training.get("format") != FORMAT:
         raise CheckpointError(f"{str(path)!r} is not a selfplay_ppo checkpoint (expected format {FORMAT!r})")
     want = fixed_flags(args)
+    flags = training.get("flags", {})
     for key in FIXED:
-        if training.get("flags", {}).get(key) != want[key]:
+        have = flags.get(key, FIXED_DEFAULTS.get(key))
+        if have != want[key]:
             raise CheckpointError(f"checkpoint {str(path)!r} was made with --{key.replace('_', '-')} "
-                                  f"{training.get('flags', {}).get(key)!r}, this run has {want[key]!r}")
+                                  f"{have!r}, this run has {want[key]!r}")
     return dict(training, actor=blob.get("state_dict"))
 
 
@@ -494,7 +512,7 @@ def train(args) -> dict:
     gen = torch.Generator().manual_seed(args.seed)
     variant_opts = json.loads(args.variant_options)
     variant = make_variant(args.variant, **variant_opts)
-    n_obs, n_act = observation_size(variant), variant.num_actions
+    n_obs, n_act = observation_size(variant, args.obs_features), variant.num_actions
     torch.manual_seed(args.seed)        # the initial weights (a resumed run loads its own)
     actor, critic = build_model(n_obs, n_act, args)
     params = list(actor.parameters()) + list(critic.parameters())
@@ -529,7 +547,7 @@ def train(args) -> dict:
     # a resumed run deals new hands: the env's state is not saved, only the seed moves on
     env = variant_info(args.variant).import_env_module().vector_env(
         num_envs=N, seed=args.seed * 1_000_003 + counters["global_step"], opponent=opponents,
-        obs_dtype=args.obs_dtype, copy=False, **variant_opts)
+        obs_dtype=args.obs_dtype, obs_features=args.obs_features, copy=False, **variant_opts)
     opponents.bind(env, splitmix)
     teacher = None
     if args.kickstart_coef > 0:     # the playout policy, asked for the learner's own moves

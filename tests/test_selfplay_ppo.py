@@ -123,6 +123,56 @@ def test_corrupt_or_mismatched_checkpoint_errors_cleanly(tmp_path):
         sp.main(tiny(tmp_path / "empty", "mountain", "--resume"))
 
 
+def test_tiny_run_with_solver_features_trains_resumes_and_plays(tmp_path, legality):
+    """--obs-features solver: the network reads the view with the solver block (recorded in
+    the policy), a resume must keep it, and policy.pt plays legal hands as ppo:path=..."""
+    from experiments.tournament import play_deal
+    from mountain_rummy_env import make_variant
+    from mountain_rummy_env.envs.observation import observation_size
+
+    run = tmp_path / "run"
+    flags = ["--obs-features", "solver", "--precision", "fp32", "--kickstart-coef", "1"]
+    first = sp.main(tiny(run, "mountain", *flags))
+    assert first["env_steps"] == 256 and all(math.isfinite(v) for v in first["last_update"].values())
+    assert legality["learner"] == 256 and legality["opponent"] > 0
+    meta = json.loads((run / "policy.json").read_text())
+    assert meta["obs_features"] == "solver"
+    assert meta["observation_size"] == observation_size(make_variant("mountain"), "solver") > 1809
+    more = sp.main(tiny(run, "mountain", *flags, "--resume", "--total-steps", "384"))
+    assert more["env_steps"] == 384
+    with pytest.raises(SystemExit, match="--obs-features 'solver', this run has 'none'"):
+        sp.main(tiny(run, "mountain", "--precision", "fp32", "--resume", "--total-steps", "512"))
+    cfg = {"variant": "mountain", "variant_options": {}, "seed": 0}
+    row = play_deal(cfg, f"ppo:path={run / 'policy.pt'}", "greedy", 0)
+    assert row["outcome"] in (0, 0.5, 1)
+
+
+def test_old_checkpoints_resume_without_obs_features(tmp_path):
+    """A checkpoint written before --obs-features existed (no such flag recorded) resumes as
+    'none', and a policy file without the key plays the plain view."""
+    import torch
+
+    run = tmp_path / "run"
+    sp.main(tiny(run, "mountain", "--total-steps", "128", "--opponents", "random:1"))
+    blob = torch.load(run / "checkpoint.pt", weights_only=True)
+    del blob["training"]["flags"]["obs_features"], blob["obs_features"]
+    torch.save(blob, run / "checkpoint.pt")
+    again = sp.main(tiny(run, "mountain", "--resume", "--opponents", "random:1"))
+    assert again["env_steps"] == 256
+    from agents.ppo import PPOAgent, load_policy
+
+    actor, meta = load_policy(run / "checkpoint.pt")
+    assert "obs_features" in meta     # written again by the resumed run
+    meta.pop("obs_features")
+    agent = PPOAgent(actor=actor, meta=meta)
+    from mountain_rummy_env import Game, make_variant
+    from mountain_rummy_env.game import player_view
+
+    g = Game(make_variant("mountain"), 1)
+    g.reset(seed=1)
+    assert agent.observe(player_view(g, 0, g.current_player(0))).shape == (1, 1809)
+
+
 @pytest.mark.parametrize("flags, message", [
     (["--variant", "poker"], "invalid choice"),
     (["--opponents", "greedy:1"], "no batched form"),
@@ -136,6 +186,8 @@ def test_corrupt_or_mismatched_checkpoint_errors_cleanly(tmp_path):
     (["--variant-options", "{\"no_such_option\": 1}"], "--variant-options"),
     (["--variant", "robbers", "--opponents", "playout:1"], "no playout policy"),
     (["--kickstart-coef", "-1"], "expected a number >= 0"),
+    (["--obs-features", "magic"], "invalid choice"),
+    (["--variant", "gin", "--obs-features", "solver"], "not available for variant 'gin'; supported: mountain"),
     (["--variant", "robbers", "--opponents", "self:1", "--kickstart-coef", "1"], "the teacher is the playout policy"),
 ])
 def test_bad_flags_are_usage_errors(flags, message, capsys):

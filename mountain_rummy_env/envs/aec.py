@@ -28,7 +28,7 @@ response phase (meld / lay off, then `done`).
 ### Options
 
 `env(render_mode=None, reward="margin", observation_layout="flat", obs_dtype="float32",
-illegal_action="terminate", illegal_reward=None, **config)` where `config` goes to
+illegal_action="terminate", illegal_reward=None, obs_features="none", **config)` where `config` goes to
 `mountain_variant` (`num_jokers`, `camp_response`, `bonus_recipient`, `max_turns`,
 `target_score`, `episode`; invalid values raise `ConfigError`); `raw_env` takes the same with
 `illegal_action="raise"`. `env()` is the same class as `raw_env`, not a stack of wrappers:
@@ -51,7 +51,8 @@ mask of an agent that is not to act is all zeros; its observation is still its o
 
 `obs_dtype="float32"` (default) gives values in [-1, 1]; `"int8"` a quarter of the memory:
 binary features 0/1 as before, the scaled ones as `round(127 x)`
-(`observation.observation_scale` turns them back). Observations are encoded only when asked
+(`observation.observation_scale` turns them back). `obs_features="solver"` appends the solver
+feature block (`docs/observation.md`, Mountain, flat layout). Observations are encoded only when asked
 for (`observe`, `last`) and kept until the next `step` or `reset`: asking again in the same
 step returns the same arrays (copy them before changing them in place).
 
@@ -176,8 +177,18 @@ def observation_dtype(layout: str, obs_dtype) -> np.dtype:
     return obs_mod.obs_dtype_of(obs_dtype)
 
 
-def observation_box(variant, layout: str = "flat", dtype=np.float32) -> spaces.Box:
-    low, high = obs_mod.observation_bounds(variant, dtype=dtype)
+def observation_features(layout: str, obs_features, variant) -> str:
+    """Check an adapter's ``obs_features`` option (:data:`observation.OBS_FEATURES`; a feature
+    block needs the flat layout); returns it."""
+    name = obs_mod.obs_features_of(obs_features, variant)
+    if name != "none" and layout != "flat":
+        raise ConfigError(f"obs_features={name!r} needs observation_layout='flat'; got {layout!r}")
+    return name
+
+
+def observation_box(variant, layout: str = "flat", dtype=np.float32,
+                    obs_features: str = "none") -> spaces.Box:
+    low, high = obs_mod.observation_bounds(variant, dtype=dtype, obs_features=obs_features)
     if layout == "planes":
         low = obs_mod.to_planes(low[None], variant)[0]
         high = obs_mod.to_planes(high[None], variant)[0]
@@ -188,10 +199,15 @@ class SeatEncoder:
     """The player views of a single game (``Game`` of batch 1) in an adapter's layout and
     dtype: ``encoder(seat)`` is a new array (the compiled encoder bound to the game's state)."""
 
-    def __init__(self, game, layout: str, dtype):
+    def __init__(self, game, layout: str, dtype, obs_features: str = "none"):
         self.game = game
         self.planes = layout == "planes"
-        self._buf = np.zeros((1, obs_mod.observation_size(game.variant)), dtype)
+        self._buf = np.zeros((1, obs_mod.observation_size(game.variant, obs_features)), dtype)
+        self._features = None    # the solver block (obs_features="solver"), after the view
+        if obs_features != "none":
+            from ..solver_features import SolverFeatures
+            self._features = SolverFeatures(game.variant)
+        self._view_size = obs_mod.observation_layout(game.variant).size
         self._players = np.zeros(1, np.int64)
         self._bound = None       # (states, the encoder bound to them and the buffers)
 
@@ -205,6 +221,8 @@ class SeatEncoder:
                 states, self.game.variant.spec_ref, self._players, self._buf))
         self._players[0] = seat
         self._bound[1]()
+        if self._features is not None:
+            self._features(states, self._players, self._buf, self._view_size)
         if self.planes:
             return obs_mod.to_planes(self._buf, self.game.variant)[0]
         return self._buf[0].copy()
@@ -257,13 +275,15 @@ class raw_env(AECEnv):
 
     def __init__(self, render_mode: str | None = None, reward: str = "margin",
                  observation_layout: str = "flat", obs_dtype="float32",
-                 illegal_action: str = "raise", illegal_reward: float | None = None, **config):
+                 illegal_action: str = "raise", illegal_reward: float | None = None,
+                 obs_features: str = "none", **config):
         super().__init__()
         check_reward_mode(reward)
         self.obs_dtype = observation_dtype(observation_layout, obs_dtype)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}; got {render_mode!r}")
         self.variant = self.variant_factory(**config)
+        self.obs_features = observation_features(observation_layout, obs_features, self.variant)
         self.game = Game(self.variant, 1)
         self.reward_mode = reward
         self.illegal_action = illegal_action
@@ -277,14 +297,15 @@ class raw_env(AECEnv):
         A = self.variant.num_actions
         self.observation_spaces = {
             a: spaces.Dict({
-                "observation": observation_box(self.variant, observation_layout, self.obs_dtype),
+                "observation": observation_box(self.variant, observation_layout, self.obs_dtype,
+                                               self.obs_features),
                 "action_mask": spaces.Box(0, 1, (A,), dtype=np.int8),
             }) for a in self.possible_agents
         }
         self.action_spaces = {a: spaces.Discrete(A) for a in self.possible_agents}
         low, high = obs_mod.observation_bounds(self.variant, clairvoyant=True)
         self.state_space = spaces.Box(low=low, high=high, dtype=np.float32)
-        self._encoder = SeatEncoder(self.game, observation_layout, self.obs_dtype)
+        self._encoder = SeatEncoder(self.game, observation_layout, self.obs_dtype, self.obs_features)
         self._observed = {}              # agent -> its observation dict, until the next step
         self._state_buf = np.zeros((1, obs_mod.state_size(self.variant)), np.float32)
         self._np_random = None

@@ -33,6 +33,12 @@ int8 observations back into the float32 scale.
 :func:`encode_clairvoyant` appends the hidden information (opponent's whole hand, stock order,
 face-down cards) for research agents allowed to peek; :func:`encode_state` is the
 clairvoyant encoding from seat 0, the full state for centralised critics.
+
+``obs_features`` (:data:`OBS_FEATURES`, default ``"none"``: the view above, unchanged)
+``"solver"`` appends the solver feature block of :mod:`mountain_rummy_env.solver_features`
+(Mountain only) after the player view: :func:`observation_size`, :func:`observation_bounds`,
+:func:`scaled_features` and :func:`observation_scale` take the same option, and
+:func:`encode_views` writes both parts.
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ from ..config import ConfigError
 from ..core import batch
 from ..core.rules import card_face_now, is_wild
 from ..core.spec import spec_of
+from .. import solver_features as _solver
 from ..core.state import (
     LOC_FACEDOWN, LOC_HAND, LOC_STOCK, LOC_TABLE, PHASE_GAME_OVER,
     PHASE_HAND_OVER, PHASE_RESPONSE,
@@ -57,6 +64,10 @@ NUM_FACES = 52
 # quarter of the memory; scaled features stored as round(INT8_SCALE * x))
 OBS_DTYPES = ("float32", "int8")
 INT8_SCALE = 127
+
+# feature blocks appended to the player view: "none" (the plain view) or "solver" (the meld
+# solver's values of the player's choices, mountain_rummy_env.solver_features; Mountain)
+OBS_FEATURES = ("none", "solver")
 
 # ---- card planes (width C) -----------------------------------------------------------
 P_HAND = 0            # in my hand
@@ -190,9 +201,41 @@ def observation_layout(variant) -> ObservationLayout:
                              batch.variant_scalar_names(spec))
 
 
-def observation_size(variant) -> int:
-    """Length of the flat player view for ``variant`` (a Variant or its Spec)."""
-    return observation_layout(variant).size
+def obs_features_of(obs_features, variant=None) -> str:
+    """The checked ``obs_features`` option (``None`` = ``"none"``): anything but a name of
+    :data:`OBS_FEATURES`, or ``"solver"`` for a variant without that block, raises
+    ``ConfigError`` naming the supported ones."""
+    name = "none" if obs_features is None else obs_features
+    if name not in OBS_FEATURES:
+        raise ConfigError(f"obs_features must be one of {', '.join(map(repr, OBS_FEATURES))}; "
+                          f"got {obs_features!r}")
+    if name == "solver" and variant is not None:
+        _solver.check_solver_features(variant)
+    return name
+
+
+def feature_size(variant, obs_features="none") -> int:
+    """Length of the feature block ``obs_features`` appends to the player view (0 for none)."""
+    if obs_features_of(obs_features, variant) == "none":
+        return 0
+    return _solver.feature_size(variant)
+
+
+def observation_size(variant, obs_features="none") -> int:
+    """Length of the flat player view for ``variant`` (a Variant or its Spec; a Variant for
+    a feature block), with the ``obs_features`` block appended."""
+    size = observation_layout(variant).size
+    return size if obs_features in ("none", None) else size + feature_size(variant, obs_features)
+
+
+def encode_views(states, variant, players, out, obs_features="none") -> None:
+    """:func:`encode_observations` of ``variant``'s ``states`` into ``out`` followed by the
+    ``obs_features`` block (checked by the caller: :func:`obs_features_of`); ``out`` has
+    :func:`observation_size` ``(variant, obs_features)`` columns (or more)."""
+    players = np.asarray(players, np.int64)
+    encode_observations(states, variant.spec_ref, players, out)
+    if obs_features not in ("none", None):
+        _solver.solver_features(variant)(states, players, out, observation_layout(variant).size)
 
 
 def clairvoyant_size(variant) -> int:
@@ -222,10 +265,18 @@ def obs_dtype_of(obs_dtype) -> np.dtype:
     return dtype
 
 
-def observation_bounds(variant, clairvoyant: bool = False,
-                       dtype=np.float32) -> tuple[np.ndarray, np.ndarray]:
+def _no_clairvoyant_features(clairvoyant, obs_features) -> bool:
+    features = obs_features not in ("none", None)
+    if features and clairvoyant:
+        raise ConfigError("obs_features apply to the player view, not the clairvoyant encoding")
+    return features
+
+
+def observation_bounds(variant, clairvoyant: bool = False, dtype=np.float32,
+                       obs_features="none") -> tuple[np.ndarray, np.ndarray]:
     """(low, high) of the flat encoding in ``dtype`` (float32: [-1, 1]; int8: scaled features
-    in [-127, 127], binary ones 0/1), for ``gymnasium.spaces.Box``."""
+    in [-127, 127], binary ones 0/1), for ``gymnasium.spaces.Box``; ``obs_features``: with
+    that block appended (player view only)."""
     lay = observation_layout(variant)
     n = lay.clairvoyant_size if clairvoyant else lay.size
     low = np.zeros(n, np.float32)
@@ -234,24 +285,35 @@ def observation_bounds(variant, clairvoyant: bool = False,
     for o in range(2, lay.num_seats):
         for k in SIGNED_SEAT_SCALARS:
             low[lay.seat_scalar(k, o)] = -1.0
-    high = np.ones(n, np.float32)
+    if _no_clairvoyant_features(clairvoyant, obs_features):
+        obs_features_of(obs_features, variant)
+        low = np.concatenate([low, np.where(_solver.signed_features(variant), -1.0, 0.0)
+                              .astype(np.float32)])
+    high = np.ones(len(low), np.float32)
     if np.dtype(dtype) == np.int8:
-        scale = np.where(scaled_features(variant, clairvoyant), INT8_SCALE, 1).astype(np.float32)
+        scale = np.where(scaled_features(variant, clairvoyant, obs_features),
+                         INT8_SCALE, 1).astype(np.float32)
         return (low * scale).astype(np.int8), (high * scale).astype(np.int8)
     return low, high
 
 
-def observation_scale(variant, layout: str = "flat") -> np.ndarray:
+def observation_scale(variant, layout: str = "flat", obs_features="none") -> np.ndarray:
     """float32 factors that turn int8 player views into the float32 encoding's scale:
     ``obs * observation_scale(variant)`` (1 for binary features, 1/127 for scaled ones;
     equal to the float32 encoding up to the int8 rounding, 0.5/127). ``layout="planes"``
-    gives the factors in the 2-D view's shape."""
-    scale = np.where(scaled_features(variant), 1.0 / INT8_SCALE, 1.0).astype(np.float32)
+    gives the factors in the 2-D view's shape (no feature block there)."""
+    if layout == "planes" and obs_features not in ("none", None):
+        raise ConfigError("obs_features need the flat layout, not layout='planes'")
+    scale = np.where(scaled_features(variant, obs_features=obs_features),
+                     1.0 / INT8_SCALE, 1.0).astype(np.float32)
     return to_planes(scale[None], variant)[0] if layout == "planes" else scale
 
 
-def scaled_features(variant, clairvoyant: bool = False) -> np.ndarray:
+def scaled_features(variant, clairvoyant: bool = False, obs_features="none") -> np.ndarray:
     """Bool mask of the scaled (non-binary) features; int8 output stores them as round(127 x)."""
+    if _no_clairvoyant_features(clairvoyant, obs_features):
+        obs_features_of(obs_features, variant)
+        return np.concatenate([scaled_features(variant), _solver.scaled_features(variant)])
     lay = observation_layout(variant)
     scaled = np.zeros(lay.clairvoyant_size if clairvoyant else lay.size, bool)
     scaled[lay.card_plane(P_DISCARD_DEPTH)] = True

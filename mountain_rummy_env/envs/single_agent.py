@@ -17,7 +17,8 @@ or ``info``-free masking. ``env.unwrapped.variant.action_text(a)`` names an acti
 
 ``Box`` float32 of the flat player view (``docs/observation.md``), or ``(rows, C)`` with
 ``observation_layout="planes"``; ``obs_dtype="int8"`` gives the compact int8 encoding (a
-quarter of the memory, scaled features as ``round(127 x)``). Only what the agent's seat may
+quarter of the memory, scaled features as ``round(127 x)``); ``obs_features="solver"``
+appends the solver feature block (Mountain, flat layout). Only what the agent's seat may
 know.
 
 ## Rewards
@@ -33,7 +34,7 @@ summary is in ``info["hand"]``. Every adapter's rewards and illegal-action handl
 
 ``SingleAgentEnv(opponent=None, seat=0, reward="margin", render_mode=None,
 illegal_action="raise", illegal_reward=None, observation_layout="flat", obs_dtype="float32",
-**config)``
+obs_features="none", **config)``
 
 * ``opponent``: the policy of every other seat, or a list of one policy per other seat in
   playing order after the agent. A policy is ``None`` (uniform random over the legal
@@ -66,7 +67,7 @@ from ..game import Game, IllegalActionError, player_view
 from ..variants.mountain import mountain_variant
 from .aec import (
     SeatEncoder, check_reward_mode, hand_rewards, illegal_reward_for, observation_box,
-    observation_dtype, reset_position,
+    observation_dtype, observation_features, reset_position,
 )
 from .render import render_text
 
@@ -79,12 +80,14 @@ class SingleAgentEnv(gymnasium.Env):
 
     def __init__(self, opponent=None, seat=0, reward: str = "margin", render_mode: str | None = None,
                  illegal_action: str = "raise", illegal_reward: float | None = None,
-                 observation_layout: str = "flat", obs_dtype="float32", **config):
+                 observation_layout: str = "flat", obs_dtype="float32", obs_features: str = "none",
+                 **config):
         check_reward_mode(reward)
         self.obs_dtype = observation_dtype(observation_layout, obs_dtype)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}; got {render_mode!r}")
         self.variant = self.variant_factory(**config)
+        self.obs_features = observation_features(observation_layout, obs_features, self.variant)
         seats = self.variant.num_players
         if seat != "rotate" and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer))
                                  or not 0 <= seat < seats):
@@ -107,10 +110,11 @@ class SingleAgentEnv(gymnasium.Env):
         self.illegal_action = illegal_action
         self.illegal_reward = illegal_reward_for(self.variant, reward, illegal_action, illegal_reward)
         self.observation_layout = observation_layout
-        self.observation_space = observation_box(self.variant, observation_layout, self.obs_dtype)
+        self.observation_space = observation_box(self.variant, observation_layout, self.obs_dtype,
+                                                 self.obs_features)
         self.action_space = spaces.Discrete(self.variant.num_actions)
         self._episode_game = self.variant.config.episode == "game"
-        self._encoder = SeatEncoder(self.game, observation_layout, self.obs_dtype)
+        self._encoder = SeatEncoder(self.game, observation_layout, self.obs_dtype, self.obs_features)
         self._terminated = True
         self._pending = 0.0
         self._last_info: dict = {}

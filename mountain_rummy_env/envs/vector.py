@@ -32,6 +32,8 @@ opponent policy, so the learner sees ordinary single-agent batches:
 * ``single_observation_space = Box(low, high, (observation_size,), float32)`` (``obs_dtype=
   "int8"`` gives the compact int8 encoding, a quarter of the memory: binary features 0/1,
   scaled ones ``round(127 x)`` in [-127, 127]; ``observation.observation_scale`` turns it back).
+  ``obs_features="solver"`` appends the solver feature block (``docs/observation.md``,
+  Mountain) to every observation, the opponent callable's included; default ``"none"``.
 * ``infos["action_mask"]``: ``(N, num_actions)`` int8, and :meth:`action_masks` returns the
   same as bool (sb3-contrib's convention).
 
@@ -83,7 +85,7 @@ from ..core.spec import spec_of
 from ..core.state import EVENT_GAME_OVER, PHASE_HAND_OVER
 from ..game import Game, IllegalActionError
 from .aec import illegal_reward_for, observation_box
-from .observation import encode_observations, obs_dtype_of
+from .observation import encode_observations, obs_dtype_of, obs_features_of, observation_layout
 
 __all__ = ["RummyVectorEnv", "sample_masked", "advance", "vector_env_factory", "seed_rng"]
 
@@ -210,7 +212,7 @@ class RummyVectorEnv(VectorEnv):
     def __init__(self, variant, num_envs: int = 1, *, seed: int | None = None,
                  opponent: str | Callable = "random", learner_seat: int | str = "rotate",
                  obs_dtype: str = "float32", copy: bool = True, illegal_action: str = "raise",
-                 illegal_reward: float | None = None):
+                 illegal_reward: float | None = None, obs_features: str = "none"):
         if num_envs < 1:
             raise ValueError(f"num_envs must be >= 1, got {num_envs}")
         if not (opponent == "random" or callable(opponent)):
@@ -220,6 +222,12 @@ class RummyVectorEnv(VectorEnv):
                 (isinstance(learner_seat, (int, np.integer)) and 0 <= learner_seat < P)):
             raise ValueError(f"learner_seat must be 'rotate', 'random' or a seat 0..{P - 1}; got {learner_seat!r}")
         self.obs_dtype = obs_dtype_of(obs_dtype)
+        self.obs_features = obs_features_of(obs_features, variant)
+        self._features = None
+        if self.obs_features == "solver":
+            from ..solver_features import SolverFeatures
+            self._features = SolverFeatures(variant)   # its own work space
+        self._view_size = observation_layout(variant).size
         self.illegal_action = illegal_action
         self.illegal_reward = illegal_reward_for(variant, "margin", illegal_action, illegal_reward)
         self.variant = variant
@@ -230,7 +238,8 @@ class RummyVectorEnv(VectorEnv):
         self.copy = copy
         self.render_mode = None
         self.game = Game(variant, num_envs)
-        self.single_observation_space = observation_box(variant, dtype=self.obs_dtype)
+        self.single_observation_space = observation_box(variant, dtype=self.obs_dtype,
+                                                        obs_features=self.obs_features)
         self.single_action_space = spaces.Discrete(variant.num_actions)
         self.action_space = batch_space(self.single_action_space, num_envs)
 
@@ -338,8 +347,14 @@ class RummyVectorEnv(VectorEnv):
         hands out copies (one write of the batch instead of a write and a copy), else into
         the env's own buffer."""
         out = np.empty_like(self._obs) if self.copy else self._obs
-        encode_observations(self.game.states, self._spec_ref, self._learner, out)
+        self._encode(self.game.states, self._learner, out)
         return out
+
+    def _encode(self, states, players, out):
+        """The views of seats ``players`` of ``states`` into ``out``, feature block included."""
+        encode_observations(states, self._spec_ref, players, out)
+        if self._features is not None:
+            self._features(states, players, out, self._view_size)
 
     def _buffers(self):
         n = self.num_envs
@@ -398,7 +413,7 @@ class RummyVectorEnv(VectorEnv):
                 return
             sub = st[idx]
             obs = np.zeros((len(idx), self._obs.shape[1]), self.obs_dtype)
-            encode_observations(sub, self._spec_ref, sub["current"].astype(np.int64), obs)
+            self._encode(sub, sub["current"].astype(np.int64), obs)
             masks = game.masks[idx]
             self.opponent_games = idx
             acts = np.asarray(self.opponent(obs, masks), dtype=np.int64).reshape(-1)
@@ -418,7 +433,7 @@ class RummyVectorEnv(VectorEnv):
         ``illegal[b]``: game ``b`` ended by an illegal action (no hand summary)."""
         n = self.num_envs
         final = np.zeros((len(done), self._obs.shape[1]), self.obs_dtype)
-        encode_observations(self.game.states[done], self._spec_ref, self._learner[done], final)
+        self._encode(self.game.states[done], self._learner[done], final)
         final_obs = np.empty(n, dtype=object)
         summary = np.empty(n, dtype=object)
         mask = np.zeros(n, bool)
@@ -445,10 +460,11 @@ def vector_env_factory(make_variant: Callable, title: str | None = None) -> Call
     def vector_env(num_envs: int = 1, seed: int | None = None, opponent="random",
                    learner_seat="rotate", obs_dtype: str = "float32", copy: bool = True,
                    illegal_action: str = "raise", illegal_reward: float | None = None,
-                   **config) -> RummyVectorEnv:
+                   obs_features: str = "none", **config) -> RummyVectorEnv:
         return RummyVectorEnv(make_variant(**config), num_envs, seed=seed, opponent=opponent,
                               learner_seat=learner_seat, obs_dtype=obs_dtype, copy=copy,
-                              illegal_action=illegal_action, illegal_reward=illegal_reward)
+                              illegal_action=illegal_action, illegal_reward=illegal_reward,
+                              obs_features=obs_features)
 
     title = title or getattr(make_variant, "__name__", "the variant")
     vector_env.__doc__ = (f"Gymnasium VectorEnv of {title} games; see "

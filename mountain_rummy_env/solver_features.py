@@ -1,0 +1,445 @@
+"""Mountain's compiled solver primitives and the solver feature block of the observation.
+
+The primitives (meld-solver points and least deadwood of a batch of hands, the take, hold
+and placement choices of the rules player) are what the compiled playout policy
+(``agents/fastpolicy.py: mountain_action``) decides with; they live here so the observation
+encoder can use them too (the package never imports ``agents``).
+
+:func:`encode_solver_features` appends, per observation, the values those choices hinge on,
+computed from the observing player's information only (its hand, the discard pile, the
+table melds, public counts; never a hidden card): the ``obs_features="solver"`` block of
+``docs/observation.md`` ("Solver features"). Mountain only (:data:`FEATURE_SPECS`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .config import ConfigError
+from .core import batch, rules
+from .core.spec import Spec, spec_class_of, spec_of
+from .core.state import (
+    LOC_HAND, MELD_EMPTY, PHASE_PLAY, PHASE_RESPONSE,
+)
+from .solver import OBJ_DEADWOOD, OBJ_POINTS, batch_kernel, fast_tables
+
+JOKER_FACE = 52
+
+
+# --------------------------------------------------------------------------------------
+# solver primitives (shared with agents/fastpolicy.py)
+
+@njit(cache=True)
+def _layable(s, spec, f):
+    """Whether face ``f`` can be laid off on a meld on the table."""
+    for m in range(spec.max_melds):
+        if s.m_kind[m] != MELD_EMPTY and rules.layoff_position(s, spec, m, f) >= 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _hand_of(s, spec, p, counts):
+    """Face counts of seat ``p``'s hand into ``counts`` (zeroed first, joker at
+    ``JOKER_FACE``); returns the bit set of its non-joker faces."""
+    counts[:] = 0
+    bits = np.uint64(0)
+    for c in range(spec.num_cards):
+        if s.loc[c] == LOC_HAND + p:
+            f = spec.card_face[c]
+            counts[f] += 1
+            if f < JOKER_FACE:
+                bits |= np.uint64(1) << np.uint64(f)
+    return bits
+
+
+@njit(cache=True)
+def _solve(tables, fast, objective, hands, jokers, out):
+    """The solver's value (``objective``) of each hand into ``out``; ``fast`` is the matching
+    set of fast tables from :func:`solver_tables`."""
+    credit, values = tables[0], tables[1]
+    t_mask, t_len, t_faces = tables[7:10]
+    run_best, suit_value, tgain, set_ids, set_cnt = fast
+    batch_kernel(hands, jokers, t_mask, t_len, t_faces, credit, values, objective,
+                 np.int64(0), np.int64(-1), run_best, suit_value, tgain, set_ids, set_cnt, out)
+
+
+@njit(cache=True)
+def _points(tables, hands, jokers, out):
+    """Solver points (meld credit - deadwood, MR-12) of each hand into ``out``."""
+    _solve(tables, tables[2:7], OBJ_POINTS, hands, jokers, out)
+
+
+@njit(cache=True)
+def _least_deadwood(tables, hands, jokers, out):
+    """Least deadwood (MR-8) of each hand into ``out``."""
+    _solve(tables, tables[10:15], OBJ_DEADWOOD, hands, jokers, out)
+
+
+# The rules player's hold policy (agents.rules.RulesAgent defaults, held equal by a test;
+# numba caches these constants, so they are copies): melds and layoffs stay in hand until
+# the opponent is down to MOUNTAIN_HOLD_OPP cards, the stock to MOUNTAIN_HOLD_STOCK, or
+# placing them would let the player knock or camp.
+MOUNTAIN_HOLD_OPP, MOUNTAIN_HOLD_STOCK = 4, 6
+
+
+@njit(cache=True)
+def _end_deadwood(s, spec, counts, tables, limit):
+    """Least deadwood of a hand left by placing every meld and dropping one card (cards that
+    lay off on the table set aside first): at most the knock limit means placing could end
+    the hand now (knock, MR-7.3). -1 when no card is left to drop (a camp). Exact up to
+    ``limit``; above it, some value > ``limit`` (the whole hand's least deadwood, when no
+    card dropped could bring it to ``limit``: a card is worth 15 at most)."""
+    bits = np.uint64(0)
+    for f in range(JOKER_FACE):
+        if counts[f] > 0 and not _layable(s, spec, f):
+            bits |= np.uint64(1) << np.uint64(f)
+    jok = counts[JOKER_FACE]
+    hands = np.empty(JOKER_FACE + 1, np.uint64)
+    jokers = np.empty(JOKER_FACE + 1, np.int8)
+    hands[0] = bits
+    jokers[0] = jok
+    dw = np.empty(JOKER_FACE + 1, np.int32)
+    _least_deadwood(tables, hands[:1], jokers[:1], dw[:1])
+    if dw[0] > limit + 15:
+        return dw[0]
+    n = 0
+    for f in range(JOKER_FACE + 1):
+        if f < JOKER_FACE and (bits >> np.uint64(f)) & np.uint64(1):
+            hands[n] = bits & ~(np.uint64(1) << np.uint64(f))
+            jokers[n] = jok
+            n += 1
+        elif f == JOKER_FACE and jok > 0:
+            hands[n] = bits
+            jokers[n] = jok - 1
+            n += 1
+    if n == 0:
+        return -1
+    _least_deadwood(tables, hands[:n], jokers[:n], dw[:n])
+    return dw[:n].min()
+
+
+@njit(cache=True)
+def _holds(s, spec, p, counts, tables):
+    """Whether the player keeps its melds and layoffs in hand this turn (rules' policy):
+    no deep-draw card to place, the opponent holds more than MOUNTAIN_HOLD_OPP cards, the
+    stock more than MOUNTAIN_HOLD_STOCK, and no knock or camp would follow placing
+    (:func:`_end_deadwood` above the knock limit)."""
+    if s.phase == PHASE_RESPONSE or s.obligation >= 0:
+        return False
+    if s.stock_len - s.stock_ptr <= MOUNTAIN_HOLD_STOCK:
+        return False
+    opp_cards = 0
+    for c in range(spec.num_cards):
+        if s.loc[c] == LOC_HAND + (p + 1) % spec.num_players:
+            opp_cards += 1
+    if opp_cards <= MOUNTAIN_HOLD_OPP:
+        return False
+    return _end_deadwood(s, spec, counts, tables, spec.knock_limit) > spec.knock_limit
+
+
+@njit(cache=True)
+def _arranged_placement(spec, mask, counts, hand_bits, tables):
+    """The placement the hand's best arrangement (solver points) makes, as the rules player
+    places: the legal meld whose credit plus the points of the hand left matches the whole
+    hand's points, else the layoff of the loose card that leaves the most points; -1 when
+    the arrangement places nothing. Regroups are never chosen."""
+    credit = tables[0]
+    jok = counts[JOKER_FACE]
+    n = 1
+    for a in range(spec.a_meld, spec.a_discard):
+        if mask[a] and (a < spec.a_regroup or a >= spec.a_layoff):
+            n += 1
+    hands = np.empty(n, np.uint64)
+    jokers = np.empty(n, np.int8)
+    acts = np.empty(n, np.int64)
+    hands[0] = hand_bits
+    jokers[0] = jok
+    k = 1
+    for a in range(spec.a_meld, spec.a_discard):
+        if not mask[a] or spec.a_regroup <= a < spec.a_layoff:
+            continue
+        if a < spec.a_regroup:
+            tm = spec.t_mask[a - spec.a_meld]
+            hands[k] = hand_bits & ~tm
+            jokers[k] = jok - rules.popcount(tm & ~hand_bits)
+        else:
+            f = (a - spec.a_layoff) % JOKER_FACE
+            if counts[f] > 0:
+                hands[k] = hand_bits & ~(np.uint64(1) << np.uint64(f))
+                jokers[k] = jok
+            else:
+                hands[k] = hand_bits
+                jokers[k] = jok - 1
+        acts[k] = a
+        k += 1
+    pts = np.empty(n, np.int32)
+    _points(tables, hands, jokers, pts)
+    best = -1
+    best_v = pts[0] - 1
+    for i in range(1, n):             # melds first: the meld's credit + points of the rest
+        if acts[i] < spec.a_regroup:
+            t = acts[i] - spec.a_meld
+            v = pts[i] + credit[t, :spec.t_len[t]].sum()
+            if v > best_v:
+                best, best_v = acts[i], v
+    if best >= 0:
+        return best
+    for i in range(1, n):             # then a loose card's layoff: points of the rest
+        if acts[i] >= spec.a_layoff and pts[i] > best_v:
+            best, best_v = acts[i], pts[i]
+    return best
+
+
+@njit(cache=True)
+def _take_hands(s, spec, mask, legal_only, counts, hand_bits, hands, jokers, acts):
+    """The hands a take leaves (the pile card and every card above it added), from the top
+    down: ``hands[0]``/``jokers[0]`` the hand itself, then one entry per take (only the
+    takes legal in ``mask`` when ``legal_only``), ``acts[k]`` its take action. Returns the
+    number of entries (arrays need ``discard_len + 1``)."""
+    bits = hand_bits
+    jok = counts[JOKER_FACE]
+    hands[0] = bits
+    jokers[0] = jok
+    k = 1
+    for depth in range(s.discard_len):
+        c = s.discard[s.discard_len - 1 - depth]
+        f = spec.card_face[c]
+        if f == JOKER_FACE:
+            jok += 1
+        else:
+            bits |= np.uint64(1) << np.uint64(f)
+        if not legal_only or mask[spec.a_take + c]:
+            hands[k] = bits
+            jokers[k] = jok
+            acts[k] = spec.a_take + c
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def _best_take(s, spec, mask, counts, hand_bits, tables):
+    """The legal take (the top discard or a deeper one, with every card above it) that
+    raises the hand's solver points the most, as the rules player takes; else the stock."""
+    n = s.discard_len + 1
+    hands = np.empty(n, np.uint64)
+    jokers = np.empty(n, np.int8)
+    acts = np.empty(n, np.int64)
+    k = _take_hands(s, spec, mask, True, counts, hand_bits, hands, jokers, acts)
+    pts = np.empty(k, np.int32)
+    _points(tables, hands[:k], jokers[:k], pts)
+    best = spec.a_draw
+    best_v = pts[0]
+    for i in range(1, k):
+        if pts[i] > best_v:
+            best, best_v = acts[i], pts[i]
+    return best
+
+
+def solver_tables(variant) -> tuple:
+    """Mountain's and Gin's solver tables: the meld table with the fast tables of the points
+    objective (items 2-6) and of the deadwood objective (10-14)."""
+    t = variant.table
+    values = np.ascontiguousarray(variant.spec.hand_value, dtype=np.int64)
+    return (t.credit, values, *fast_tables(t, values, "points"), t.mask, t.length, t.faces,
+            *fast_tables(t, values, "deadwood"))
+
+
+# --------------------------------------------------------------------------------------
+# the solver feature block (obs_features="solver")
+
+# scales: a card's removal changes the points by -60 .. +15, a take by more
+DISCARD_SCALE, TAKE_SCALE, POINTS_SCALE = 50.0, 100.0, 200.0
+
+# per face (53 columns: face f < 52, the joker at 52) unless said otherwise
+F_DISCARD_COST = 0   # held face f: (points(hand - f) - points(hand)) / DISCARD_SCALE, signed
+F_IN_MELDS = 1       # held face f is melded in every best arrangement (solver points)
+F_LAYABLE = 2        # face f lays off on a table meld now (joker column: 0)
+F_TAKE_GAIN = 3      # C columns, card id: (points(hand + pile down to c) - points(hand)) / TAKE_SCALE
+F_PLACEMENT = 4      # faces the best arrangement's next placement puts down (joker: one used)
+NUM_FEATURE_BLOCKS = 5
+FEATURE_BLOCK_NAMES = ("discard_cost", "in_melds", "layable", "take_gain", "placement")
+# scalars after the blocks
+X_HOLDS = 0          # to move, placing, and the rules player's hold policy keeps the melds
+X_CAN_END = 1        # placing the hand's melds could end the hand now (knock or camp)
+X_POINTS = 2         # the hand's solver points / POINTS_SCALE, signed
+X_DEADWOOD = 3       # the hand's least deadwood / POINTS_SCALE
+X_END_DEADWOOD = 4   # least deadwood after placing and dropping one card / POINTS_SCALE
+X_PLACES = 5         # to move, placing: the best arrangement places something now
+NUM_FEATURE_SCALARS = 6
+FEATURE_SCALAR_NAMES = ("holds", "can_end", "points", "deadwood", "end_deadwood", "places")
+SIGNED_FEATURES = ("discard_cost", "take_gain", "points")
+SCALED_FEATURES = ("discard_cost", "take_gain", "points", "deadwood", "end_deadwood")
+
+# spec types with a solver feature block: the variants that may use obs_features="solver"
+FEATURE_SPECS = {Spec: "mountain"}
+
+
+def check_solver_features(variant) -> None:
+    """A ``ConfigError`` naming the supported variants when ``variant`` has no solver block."""
+    if spec_class_of(variant.spec) not in FEATURE_SPECS:
+        raise ConfigError(f"obs_features='solver' is not available for variant {variant.name!r}; "
+                          f"supported: {', '.join(sorted(FEATURE_SPECS.values()))}")
+
+
+def feature_layout(variant) -> list[tuple[str, int, int]]:
+    """``(name, offset, length)`` of every part of the solver block (offsets from its start)."""
+    check_solver_features(variant)
+    F, C = JOKER_FACE + 1, int(variant.spec.num_cards)
+    rows, off = [], 0
+    for name in FEATURE_BLOCK_NAMES:
+        n = C if name == "take_gain" else F
+        rows.append((name, off, n))
+        off += n
+    rows += [(name, off + k, 1) for k, name in enumerate(FEATURE_SCALAR_NAMES)]
+    return rows
+
+
+def feature_size(variant) -> int:
+    name, off, n = feature_layout(variant)[-1]
+    return off + n
+
+
+def _feature_mask(variant, names) -> np.ndarray:
+    out = np.zeros(feature_size(variant), bool)
+    for name, off, n in feature_layout(variant):
+        if name in names:
+            out[off:off + n] = True
+    return out
+
+
+def signed_features(variant) -> np.ndarray:
+    """Bool mask of the block's features that may be negative."""
+    return _feature_mask(variant, SIGNED_FEATURES)
+
+
+def scaled_features(variant) -> np.ndarray:
+    """Bool mask of the block's scaled (non-binary) features."""
+    return _feature_mask(variant, SCALED_FEATURES)
+
+
+@njit(cache=True)
+def _q(x, q):
+    if x > 1.0:
+        x = 1.0
+    elif x < -1.0:
+        x = -1.0
+    v = x * q
+    if q != 1.0:
+        v = np.floor(v + 0.5)
+    return v
+
+
+@njit(cache=True)
+def _mountain_features(s, spec, p, tables, mask, scratch, row, q):
+    """The solver block of seat ``p``'s view of ``s`` into ``row`` (zeroed here)."""
+    F = JOKER_FACE + 1
+    C = spec.num_cards
+    o_cost, o_melds, o_lay, o_take = 0, F, 2 * F, 3 * F
+    o_place = 3 * F + C
+    x = 4 * F + C
+    row[:x + NUM_FEATURE_SCALARS] = 0
+    counts = np.zeros(F, np.int64)
+    bits = _hand_of(s, spec, p, counts)
+    jok = counts[JOKER_FACE]
+    n = max(F, s.discard_len) + 1
+    hands = np.empty(n, np.uint64)
+    jokers = np.empty(n, np.int8)
+    acts = np.empty(n, np.int64)
+    pts = np.empty(n, np.int32)
+    # the hand and, per held face, the hand without it
+    hands[0] = bits
+    jokers[0] = jok
+    k = 1
+    for f in range(F):
+        if counts[f] > 0:
+            hands[k] = bits & ~(np.uint64(1) << np.uint64(f)) if f < JOKER_FACE else bits
+            jokers[k] = jok - 1 if f == JOKER_FACE else jok
+            acts[k] = f
+            k += 1
+    _points(tables, hands[:k], jokers[:k], pts[:k])
+    base = pts[0]
+    for i in range(1, k):
+        f = acts[i]
+        d = pts[i] - base
+        row[o_cost + f] = _q(d / DISCARD_SCALE, q)
+        if d != spec.hand_value[f]:      # not deadwood in any best arrangement
+            row[o_melds + f] = 1
+    for f in range(JOKER_FACE):
+        if _layable(s, spec, f):
+            row[o_lay + f] = 1
+    # takes: every pile card, with every card above it
+    if s.discard_len > 0:
+        k = _take_hands(s, spec, mask, False, counts, bits, hands, jokers, acts)
+        _points(tables, hands[:k], jokers[:k], pts[:k])
+        for i in range(1, k):
+            row[o_take + acts[i] - spec.a_take] = _q((pts[i] - base) / TAKE_SCALE, q)
+    row[x + X_POINTS] = _q(base / POINTS_SCALE, q)
+    dw = np.empty(1, np.int32)
+    _least_deadwood(tables, hands[:1], jokers[:1], dw)
+    row[x + X_DEADWOOD] = _q(dw[0] / POINTS_SCALE, q)
+    end = _end_deadwood(s, spec, counts, tables, 1 << 20)
+    if end <= spec.knock_limit:
+        row[x + X_CAN_END] = 1
+    if end > 0:
+        row[x + X_END_DEADWOOD] = _q(end / POINTS_SCALE, q)
+    # placing now: the hold decision and the best arrangement's placement
+    if s.current == p and (s.phase == PHASE_PLAY or s.phase == PHASE_RESPONSE):
+        batch.legal_mask(s, spec, mask, scratch)
+        if _holds(s, spec, p, counts, tables):
+            row[x + X_HOLDS] = 1
+        a = _arranged_placement(spec, mask, counts, bits, tables)
+        if a >= 0:
+            row[x + X_PLACES] = 1
+            if a < spec.a_regroup:
+                tm = spec.t_mask[a - spec.a_meld]
+                for f in range(JOKER_FACE):
+                    if (tm >> np.uint64(f)) & np.uint64(1) and (bits >> np.uint64(f)) & np.uint64(1):
+                        row[o_place + f] = 1
+                if rules.popcount(tm & ~bits) > 0:
+                    row[o_place + JOKER_FACE] = 1
+            else:
+                f = (a - spec.a_layoff) % JOKER_FACE
+                row[o_place + (f if counts[f] > 0 else JOKER_FACE)] = 1
+
+
+@njit(cache=True)
+def encode_solver_features(states, spec, players, tables, mask, scratch, out, offset):
+    """Write the solver block of seat ``players[b]``'s view of ``states[b]`` into
+    ``out[b, offset:]`` (float32 in [-1, 1], or int8 with scaled features x 127).
+    ``tables`` from :func:`solver_tables`; ``mask`` (num_actions int8) and ``scratch``
+    (``rules.SCRATCH_RECORDS`` state records) are work space."""
+    spec = spec_of(spec)
+    q = 127.0 if out.itemsize == 1 else 1.0
+    for b in range(states.shape[0]):
+        _mountain_features(states[b], spec, players[b], tables, mask, scratch, out[b, offset:], q)
+
+
+class SolverFeatures:
+    """The solver block of one variant, with its tables and work space:
+    ``features(states, players, out, offset)`` (not thread-safe: one per thread)."""
+
+    def __init__(self, variant):
+        check_solver_features(variant)
+        self.variant = variant
+        self.size = feature_size(variant)
+        self.tables = solver_tables(variant)
+        self.mask = np.zeros(variant.num_actions, np.int8)
+        self.scratch = np.zeros(rules.SCRATCH_RECORDS, dtype=variant.dtype)
+
+    def __call__(self, states, players, out, offset):
+        encode_solver_features(states, self.variant.spec_ref, np.asarray(players, np.int64),
+                               self.tables, self.mask, self.scratch, out, offset)
+
+
+_FEATURES: dict = {}
+
+
+def solver_features(variant) -> SolverFeatures:
+    """The (cached, per variant name and options) :class:`SolverFeatures` of ``variant``."""
+    key = (variant.name, repr(variant.config))
+    hit = _FEATURES.get(key)
+    if hit is None:
+        hit = _FEATURES[key] = SolverFeatures(variant)
+    return hit

@@ -1,0 +1,318 @@
+"""The opt-in solver feature block of the observation (``obs_features="solver"``,
+docs/observation.md "Solver features"): the default view unchanged, only the observing
+player's information read, the values equal to what the playout policy's solver primitives
+compute (MR-7 takes and placements, MR-8 deadwood, MR-12 points), int8 = float32 quantised,
+and the envs, the ppo agent and the self-play trainer carrying the choice."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+from numba import njit
+
+from agents import fastpolicy as fp
+from mountain_rummy_env import Game, make_variant
+from mountain_rummy_env.config import ConfigError
+from mountain_rummy_env.core.state import LOC_HAND, PHASE_DRAW, PHASE_PLAY, PHASE_RESPONSE
+from mountain_rummy_env.envs import observation as O
+from mountain_rummy_env.game import player_view
+from mountain_rummy_env import solver_features as SF
+
+VARIANT = make_variant("mountain")
+SPEC = VARIANT.spec
+VIEW = O.observation_layout(VARIANT).size
+LAY = {name: (off, n) for name, off, n in SF.feature_layout(VARIANT)}
+F = SF.JOKER_FACE + 1
+
+
+@njit
+def _act(states, spec, mask, tables):
+    return fp.mountain_action(states[0], spec, mask, tables)
+
+
+@njit
+def _holds_of(states, spec, p, counts, tables):
+    return fp._holds(states[0], spec, p, counts, tables)
+
+
+@njit
+def _best_take_of(states, spec, mask, counts, bits, tables):
+    return fp._best_take(states[0], spec, mask, counts, bits, tables)
+
+
+def positions(n, seed):
+    """Mid-hand positions (``Game`` of one, copied) from play by the compiled playout policy
+    with some random moves: melds on the table, deep piles, placements to choose."""
+    rng = np.random.default_rng(seed)
+    tables = fp.rollout_tables(VARIANT)
+    g = Game(VARIANT, 1)
+    out = []
+    while len(out) < n:
+        g.reset(seed=int(rng.integers(1 << 30)))
+        stop = int(rng.integers(1, 150))
+        for _ in range(stop):
+            if g.done(0):
+                break
+            legal = np.flatnonzero(g.masks[0])
+            a = (int(rng.choice(legal)) if rng.random() < 0.2 else
+                 int(_act(g.states.copy(), SPEC, g.masks[0].copy(), tables)))
+            g.step_one(0, a)
+        if not g.done(0):
+            out.append(g)
+            g = Game(VARIANT, 1)
+    return out
+
+
+@pytest.fixture(scope="module")
+def games():
+    return positions(60, seed=23)
+
+
+def encode(states, players, obs_features="solver", dtype=np.float32):
+    out = np.zeros((len(states), O.observation_size(VARIANT, obs_features)), dtype)
+    O.encode_views(states, VARIANT, np.asarray(players, np.int64), out, obs_features)
+    return out
+
+
+def hand_of(s, p):
+    counts = np.zeros(F, np.int64)
+    bits = 0
+    for c in np.flatnonzero(s["loc"] == LOC_HAND + p):
+        f = int(SPEC.card_face[c])
+        counts[f] += 1
+        if f < SF.JOKER_FACE:
+            bits |= 1 << f
+    return counts, np.uint64(bits)
+
+
+def points(hands, jokers):
+    out = np.zeros(len(hands), np.int32)
+    fp._points(fp.rollout_tables(VARIANT), np.array(hands, np.uint64), np.array(jokers, np.int8), out)
+    return out
+
+
+def block(row, name):
+    off, n = LAY[name]
+    return row[VIEW + off: VIEW + off + n]
+
+
+def test_default_observation_is_unchanged():
+    """obs_features="none" (the default everywhere) is the plain view, bit for bit: the
+    shipped policy's 1809 floats, equal on seeded positions to the encoding before the
+    feature block existed (digest taken then)."""
+    assert O.observation_size(VARIANT) == O.observation_size(VARIANT, "none") == 1809
+    assert O.observation_size(VARIANT, "solver") == 1809 + SF.feature_size(VARIANT)
+    rng = np.random.default_rng(5)
+    g = Game(VARIANT, 16)
+    g.reset(seed=77)
+    digest = hashlib.sha256()
+    for _ in range(40):
+        plain = np.zeros((16, 1809), np.float32)
+        O.encode_observations(g.states, SPEC, g.states["current"].astype(np.int64), plain)
+        assert np.array_equal(encode(g.states, g.states["current"], "none"), plain)
+        digest.update(plain.tobytes())
+        acts = [int(rng.choice(np.flatnonzero(m))) if not g.done(i) else -1
+                for i, m in enumerate(g.masks)]
+        for i, a in enumerate(acts):
+            if a >= 0:
+                g.step_one(i, a)
+    assert digest.hexdigest()[:16] == DEFAULT_DIGEST, digest.hexdigest()[:16]
+
+
+DEFAULT_DIGEST = "d760a1f795984468"
+
+
+def test_solver_features_read_only_the_players_information(games):
+    """The block is equal on the true state and on the player's public view (hidden cards
+    re-dealt in card-id order, the stock blanked), for both seats and every phase."""
+    checked = 0
+    for g in games:
+        for p in (0, 1):
+            true = encode(g.states, [p])[0]
+            public = encode(player_view(g, 0, p).public_state(), [p])[0]
+            assert np.array_equal(true[VIEW:], public[VIEW:])
+            checked += 1
+    assert checked == 2 * len(games)
+
+
+def test_discard_costs_and_melded_cards_are_the_solver_points(games):
+    """Per held face: (points of the hand without it - points of the hand) / 50 (MR-12), and
+    'in melds' exactly when that change is not the card's own deadwood value (MR-8)."""
+    for g in games:
+        s = g.states[0]
+        for p in (0, 1):
+            row = encode(g.states, [p])[0]
+            counts, bits = hand_of(s, p)
+            held = np.flatnonzero(counts)
+            hands = [bits] + [bits & ~np.uint64(1 << f) if f < 52 else bits for f in held]
+            jok = int(counts[52])
+            jokers = [jok] + [jok - 1 if f == 52 else jok for f in held]
+            pts = points(hands, jokers)
+            want = np.zeros(F)
+            want[held] = np.clip((pts[1:] - pts[0]) / SF.DISCARD_SCALE, -1, 1)
+            assert np.allclose(block(row, "discard_cost"), want, atol=1e-6)
+            melded = np.zeros(F)
+            melded[held] = (pts[1:] - pts[0]) != SPEC.hand_value[held]
+            assert np.array_equal(block(row, "in_melds"), melded)
+            assert block(row, "points")[0] == pytest.approx(np.clip(pts[0] / 200, -1, 1), abs=1e-6)
+
+
+def test_take_gains_match_the_playout_policys_best_take(games):
+    """Per pile card: the points gained by taking it with every card above it (MR-7.1), as
+    ``_best_take`` weighs it; the best legal gain is the take it chooses."""
+    tables = fp.rollout_tables(VARIANT)
+    draws = 0
+    for g in games:
+        s = g.states[0]
+        pile = list(s["discard"][: s["discard_len"]])
+        for p in (0, 1):
+            row = encode(g.states, [p])[0]
+            gains = block(row, "take_gain")
+            counts, bits = hand_of(s, p)
+            hands, jokers, b, j = [bits], [int(counts[52])], int(bits), int(counts[52])
+            for c in reversed(pile):
+                f = int(SPEC.card_face[c])
+                if f == 52:
+                    j += 1
+                else:
+                    b |= 1 << f
+                hands.append(np.uint64(b))
+                jokers.append(j)
+            pts = points(hands, jokers)
+            want = np.zeros(SPEC.num_cards)
+            for k, c in enumerate(reversed(pile)):
+                want[c] = np.clip((pts[k + 1] - pts[0]) / SF.TAKE_SCALE, -1, 1)
+            assert np.allclose(gains, want, atol=1e-6)
+            if s["phase"] == PHASE_DRAW and s["current"] == p and pile:
+                draws += 1
+                mask = g.masks[0]
+                chosen = _best_take_of(g.states, SPEC, mask, counts, bits, tables)
+                legal = [c for c in reversed(pile) if mask[SPEC.a_take + c]]
+                best = max((gains[c] for c in legal), default=0.0)
+                if chosen == SPEC.a_draw:
+                    assert best <= 0
+                else:
+                    assert gains[chosen - SPEC.a_take] == best > 0
+    assert draws > 5
+
+
+def test_placement_and_hold_are_the_playout_policys(games):
+    """To move in the play or response phase: the hold flag is ``_holds`` and the placement
+    block shows the faces of ``_arranged_placement``'s meld or layoff (MR-7.2, MR-9)."""
+    tables = fp.rollout_tables(VARIANT)
+    placing = 0
+    for g in games:
+        s = g.states[0]
+        for p in (0, 1):
+            row = encode(g.states, [p])[0]
+            scal = dict(zip(SF.FEATURE_SCALAR_NAMES, row[-SF.NUM_FEATURE_SCALARS:]))
+            place = block(row, "placement")
+            if not (s["current"] == p and s["phase"] in (PHASE_PLAY, PHASE_RESPONSE)):
+                assert scal["holds"] == scal["places"] == 0 and not place.any()
+                continue
+            counts, bits = hand_of(s, p)
+            assert scal["holds"] == _holds_of(g.states, SPEC, p, counts, tables)
+            a = fp._arranged_placement(SPEC, g.masks[0], counts, bits, tables)
+            assert scal["places"] == (a >= 0)
+            if a < 0:
+                assert not place.any()
+                continue
+            placing += 1
+            want = np.zeros(F)
+            if a < SPEC.a_regroup:
+                tm = int(SPEC.t_mask[a - SPEC.a_meld])
+                want[[f for f in range(52) if tm >> f & 1 and int(bits) >> f & 1]] = 1
+                if tm & ~int(bits):
+                    want[52] = 1
+            else:
+                f = (a - SPEC.a_layoff) % 52
+                want[f if counts[f] else 52] = 1
+            assert np.array_equal(place, want)
+    assert placing > 3
+
+
+def test_layable_and_end_flags(games):
+    """'layable' is the playout's ``_layable`` per face (MR-9), and 'can_end' says the
+    least deadwood after placing and dropping one card is within the knock limit (MR-7.3)."""
+    for g in games:
+        s = g.states[0]
+        for p in (0, 1):
+            row = encode(g.states, [p])[0]
+            lay = block(row, "layable")
+            for f in range(52):
+                assert lay[f] == fp._layable(s, SPEC, f)
+            assert lay[52] == 0
+            end = block(row, "end_deadwood")[0] * 200
+            if row[VIEW + LAY["can_end"][0]]:
+                assert round(end) <= SPEC.knock_limit
+            else:
+                assert round(end) > SPEC.knock_limit
+
+
+def test_int8_features_are_the_float32_ones_quantised(games):
+    scale = O.observation_scale(VARIANT, obs_features="solver")
+    scaled = O.scaled_features(VARIANT, obs_features="solver")
+    low, high = O.observation_bounds(VARIANT, obs_features="solver")
+    for g in games[:30]:
+        for p in (0, 1):
+            f = encode(g.states, [p])[0]
+            q = encode(g.states, [p], dtype=np.int8)[0]
+            assert np.array_equal(q[~scaled], f[~scaled].astype(np.int8))
+            assert np.abs(q * scale - f).max() <= 0.5 / 127 + 1e-6
+            assert (f >= low).all() and (f <= high).all()
+
+
+def test_unknown_or_unsupported_obs_features_are_one_line_errors():
+    with pytest.raises(ConfigError, match="obs_features must be one of 'none', 'solver'; got 'magic'"):
+        O.observation_size(VARIANT, "magic")
+    with pytest.raises(ConfigError, match="not available for variant 'gin'; supported: mountain"):
+        O.observation_size(make_variant("gin"), "solver")
+    from mountain_rummy_env import gin_rummy_v0, mountain_rummy_v0
+
+    with pytest.raises(ConfigError, match="supported: mountain"):
+        gin_rummy_v0.vector_env(2, obs_features="solver")
+    with pytest.raises(ConfigError, match="must be one of"):
+        mountain_rummy_v0.vector_env(2, obs_features="yes")
+    with pytest.raises(ConfigError, match="needs observation_layout='flat'"):
+        mountain_rummy_v0.env(observation_layout="planes", obs_features="solver")
+
+
+def test_envs_append_the_block():
+    """The vector env (learner and opponent callable), the AEC env and the single-agent
+    env give the view with the block, equal to :func:`encode_views`, inside their spaces."""
+    from mountain_rummy_env import mountain_rummy_v0
+
+    seen = []
+
+    def opponent(obs, masks):
+        seen.append(obs.copy())
+        return np.array([np.flatnonzero(m)[0] for m in masks])
+
+    env = mountain_rummy_v0.vector_env(8, seed=3, opponent=opponent, obs_dtype="int8",
+                                       obs_features="solver")
+    obs, info = env.reset()
+    assert obs.shape == (8, O.observation_size(VARIANT, "solver")) and obs.dtype == np.int8
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        assert obs in env.observation_space
+        assert np.array_equal(obs, encode(env.game.states, env._learner, dtype=np.int8))
+        acts = [int(rng.choice(np.flatnonzero(m))) for m in info["action_mask"]]
+        obs, _, _, _, info = env.step(acts)
+    assert seen and all(o.shape[1] == obs.shape[1] for o in seen)
+
+    aec = mountain_rummy_v0.env(obs_features="solver")
+    aec.reset(seed=4)
+    for _ in range(40):
+        agent = aec.agent_selection
+        o = aec.observe(agent)["observation"]
+        assert o in aec.observation_space(agent)["observation"]
+        assert np.array_equal(o, encode(aec.game.states, [aec.possible_agents.index(agent)])[0])
+        obs_, _, term, trunc, _ = aec.last()
+        aec.step(None if term or trunc else int(np.flatnonzero(obs_["action_mask"])[0]))
+        if not aec.agents:
+            break
+    single = mountain_rummy_v0.SingleAgentEnv(obs_features="solver")
+    o, _ = single.reset(seed=1)
+    assert o.shape == (O.observation_size(VARIANT, "solver"),) and o in single.observation_space

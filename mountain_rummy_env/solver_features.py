@@ -320,7 +320,9 @@ def scaled_features(variant) -> np.ndarray:
 
 
 @njit(cache=True)
-def _q(x, q):
+def quantise(x, q):
+    """A feature in [-1, 1] scaled for the output dtype (q = 1 float32, INT8_SCALE int8);
+    the observation encoders share it."""
     if x > 1.0:
         x = 1.0
     elif x < -1.0:
@@ -363,7 +365,7 @@ def _mountain_features(s, spec, p, tables, mask, scratch, row, q):
     for i in range(1, k):
         f = acts[i]
         d = pts[i] - base
-        row[o_cost + f] = _q(d / DISCARD_SCALE, q)
+        row[o_cost + f] = quantise(d / DISCARD_SCALE, q)
         if d != spec.hand_value[f]:      # not deadwood in any best arrangement
             row[o_melds + f] = 1
     for f in range(JOKER_FACE):
@@ -374,16 +376,16 @@ def _mountain_features(s, spec, p, tables, mask, scratch, row, q):
         k = _take_hands(s, spec, mask, False, counts, bits, hands, jokers, acts)
         _points(tables, hands[:k], jokers[:k], pts[:k])
         for i in range(1, k):
-            row[o_take + acts[i] - spec.a_take] = _q((pts[i] - base) / TAKE_SCALE, q)
-    row[x + X_POINTS] = _q(base / POINTS_SCALE, q)
+            row[o_take + acts[i] - spec.a_take] = quantise((pts[i] - base) / TAKE_SCALE, q)
+    row[x + X_POINTS] = quantise(base / POINTS_SCALE, q)
     dw = np.empty(1, np.int32)
     _least_deadwood(tables, hands[:1], jokers[:1], dw)
-    row[x + X_DEADWOOD] = _q(dw[0] / POINTS_SCALE, q)
+    row[x + X_DEADWOOD] = quantise(dw[0] / POINTS_SCALE, q)
     end = _end_deadwood(s, spec, counts, tables, 1 << 20)
     if end <= spec.knock_limit:
         row[x + X_CAN_END] = 1
     if end > 0:
-        row[x + X_END_DEADWOOD] = _q(end / POINTS_SCALE, q)
+        row[x + X_END_DEADWOOD] = quantise(end / POINTS_SCALE, q)
     # placing now: the hold decision and the best arrangement's placement
     if s.current == p and (s.phase == PHASE_PLAY or s.phase == PHASE_RESPONSE):
         batch.legal_mask(s, spec, mask, scratch)

@@ -53,6 +53,7 @@ from ..core import batch
 from ..core.rules import card_face_now, is_wild
 from ..core.spec import spec_of
 from .. import solver_features as _solver
+from ..solver_features import quantise as _q
 from ..core.state import (
     LOC_FACEDOWN, LOC_HAND, LOC_STOCK, LOC_TABLE, PHASE_GAME_OVER,
     PHASE_HAND_OVER, PHASE_RESPONSE,
@@ -362,19 +363,6 @@ def describe_layout(variant) -> list[tuple[str, int, int, str]]:
 
 # --------------------------------------------------------------------------------------
 # compiled encoders
-
-
-@njit(cache=True)
-def _q(x, q):
-    """Scale a feature in [-1, 1] for the output dtype (q = 1 float, INT8_SCALE int8)."""
-    if x > 1.0:
-        x = 1.0
-    elif x < -1.0:
-        x = -1.0
-    v = x * q
-    if q != 1.0:
-        v = np.floor(v + 0.5)
-    return v
 
 
 @njit(cache=True)

@@ -36,9 +36,9 @@ from mountain_rummy_env.core.german import GermanSpec
 from mountain_rummy_env.core.spec import Spec, spec_class_of, spec_of
 from mountain_rummy_env.solver import make_workspace
 # the solver primitives are the package's (the observation's solver features use them too)
-from mountain_rummy_env.solver_features import (  # noqa: F401  (re-exported)
-    JOKER_FACE, MOUNTAIN_HOLD_OPP, MOUNTAIN_HOLD_STOCK, _arranged_placement, _best_take,
-    _hand_of, _holds, _layable, _least_deadwood, _points, _solve, solver_tables,
+from mountain_rummy_env.solver_features import (
+    JOKER_FACE, _arranged_placement, _best_take, _hand_of, _holds, _layable, _points,
+    solver_tables,
 )
 from mountain_rummy_env.core.state import EVENT_NONE, LOC_HAND, PHASE_DRAW, PHASE_RESPONSE
 

@@ -173,7 +173,9 @@ def test_mountain_playouts_hold_melds_as_the_rules_player_does(variant):
     assert choice(far).startswith("discard")
     assert choice(near).startswith("meld")
     d = {k: p.default for k, p in inspect.signature(RulesAgent.__init__).parameters.items()}
-    assert (fp.MOUNTAIN_HOLD_OPP, fp.MOUNTAIN_HOLD_STOCK) == (d["hold_opp"], d["hold_stock"])
+    from mountain_rummy_env import solver_features as sf
+
+    assert (sf.MOUNTAIN_HOLD_OPP, sf.MOUNTAIN_HOLD_STOCK) == (d["hold_opp"], d["hold_stock"])
 
 
 def test_mountain_playouts_place_as_the_rules_player_does(variant):

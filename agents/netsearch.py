@@ -133,16 +133,12 @@ class NetGuided:
             raise CheckpointError(f"network {self.path} plays {want!r}, not {variant!r}")
 
     def _buffers(self, variant):
-        from mountain_rummy_env.envs.observation import (
-            obs_dtype_of, obs_features_of, observation_size,
-        )
+        from mountain_rummy_env.envs.observation import obs_dtype_of
 
-        from .ppo import obs_features_of_meta
+        from .ppo import network_input
 
         if self._checked is not variant:
-            same = self.meta.get("variant") in (None, variant.name)
-            self._features = obs_features_of(obs_features_of_meta(self.meta), variant if same else None)
-            n_obs = observation_size(variant, self._features if same else "none")
+            self._features, n_obs = network_input(self.meta, variant)
             if self.actor is not None and (
                     self.meta.get("variant") != variant.name
                     or self.meta.get("observation_size") != n_obs

@@ -115,6 +115,18 @@ def obs_features_of_meta(meta: dict) -> str:
     return meta.get("obs_features") or "none"
 
 
+def network_input(meta: dict, variant) -> tuple[str, int]:
+    """``(obs_features, observation_size)`` of the input a network of ``meta`` reads in
+    ``variant`` (the ppo and netsearch agents'): the checked feature block, and the size the
+    network must match. For a network of another variant, the plain view's size, so that the
+    agents' mismatch errors name both games."""
+    from mountain_rummy_env.envs.observation import obs_features_of, observation_size
+
+    same = meta.get("variant") in (None, variant.name)
+    features = obs_features_of(obs_features_of_meta(meta), variant if same else None)
+    return features, observation_size(variant, features if same else "none")
+
+
 def save_policy(path, actor, meta: dict) -> None:
     """Write ``actor``'s weights and ``meta`` (the keys of :data:`_META_KEYS`, plus any plain
     extras such as ``env_steps``) to ``path`` atomically, and a ``.json`` sidecar."""
@@ -244,17 +256,13 @@ class PPOAgent(Agent):
                                   f"not {variant!r}")
 
     def _check(self, variant) -> None:
-        from mountain_rummy_env.envs.observation import (
-            obs_dtype_of, obs_features_of, observation_size,
-        )
+        from mountain_rummy_env.envs.observation import obs_dtype_of
 
         if self._checked is variant:
             return
         want = self.meta.get("variant")
-        features = obs_features_of(obs_features_of_meta(self.meta),
-                                   variant if want in (None, variant.name) else None)
+        features, n_obs = network_input(self.meta, variant)
         n_act = variant.num_actions
-        n_obs = observation_size(variant, features if want in (None, variant.name) else "none")
         if (want is not None and want != variant.name) or \
                 n_obs != self.meta.get("observation_size") or n_act != self.meta.get("num_actions"):
             raise CheckpointError(

@@ -252,13 +252,13 @@ def solver_tables(variant) -> tuple:
 # scales: a card's removal changes the points by -60 .. +15, a take by more
 DISCARD_SCALE, TAKE_SCALE, POINTS_SCALE = 50.0, 100.0, 200.0
 
-# per face (53 columns: face f < 52, the joker at 52) unless said otherwise
-F_DISCARD_COST = 0   # held face f: (points(hand - f) - points(hand)) / DISCARD_SCALE, signed
-F_IN_MELDS = 1       # held face f is melded in every best arrangement (solver points)
-F_LAYABLE = 2        # face f lays off on a table meld now (joker column: 0)
-F_TAKE_GAIN = 3      # C columns, card id: (points(hand + pile down to c) - points(hand)) / TAKE_SCALE
-F_PLACEMENT = 4      # faces the best arrangement's next placement puts down (joker: one used)
-NUM_FEATURE_BLOCKS = 5
+# the blocks in order, 53 columns each (face f < 52, the joker at 52) unless said otherwise:
+#   discard_cost  held face f: (points(hand - f) - points(hand)) / DISCARD_SCALE, signed
+#   in_melds      held face f is melded in every best arrangement (solver points)
+#   layable       face f lays off on a table meld now (joker column: 0)
+#   take_gain     C columns, card id: (points(hand + pile down to c) - points(hand)) / TAKE_SCALE
+#   placement     faces the best arrangement's next placement puts down (joker: one used)
+# (_mountain_features writes them at these offsets; feature_layout derives them from the names)
 FEATURE_BLOCK_NAMES = ("discard_cost", "in_melds", "layable", "take_gain", "placement")
 # scalars after the blocks
 X_HOLDS = 0          # to move, placing, and the rules player's hold policy keeps the melds

@@ -164,13 +164,6 @@ def checked_variant_and_net(p: argparse.ArgumentParser, args):
         variant = make_variant(args.variant, **opts)
     except (ValueError, TypeError) as err:
         p.error(f"--variant-options {args.variant_options!r}: {err}")
-    from mountain_rummy_env.config import ConfigError
-    from mountain_rummy_env.envs.observation import obs_features_of
-
-    try:
-        obs_features_of(getattr(args, "obs_features", "none"), variant)
-    except ConfigError as err:
-        p.error(f"--obs-features: {err}")
     try:
         args.net_arch_list = [int(w) for w in args.net_arch.split(",")]
         if not args.net_arch_list or min(args.net_arch_list) < 1:
@@ -181,10 +174,18 @@ def checked_variant_and_net(p: argparse.ArgumentParser, args):
 
 
 def parse_args(argv=None, prog: str = "python -m experiments.selfplay_ppo"):
-    """The flags, checked: a bad variant option, opponent or width is a usage error."""
+    """The flags, checked: a bad variant option, feature block, opponent or width is a usage
+    error."""
+    from mountain_rummy_env.config import ConfigError
+    from mountain_rummy_env.envs.observation import obs_features_of
+
     p = build_parser(prog)
     args = p.parse_args(argv)
     variant = checked_variant_and_net(p, args)
+    try:
+        obs_features_of(args.obs_features, variant)
+    except ConfigError as err:
+        p.error(f"--obs-features: {err}")
     try:
         args.pool = parse_opponents(args.opponents, variant)
     except ValueError as err:
@@ -193,14 +194,21 @@ def parse_args(argv=None, prog: str = "python -m experiments.selfplay_ppo"):
         p.error("--eval-opponents is empty; give baselines or --eval-every 0")
     if args.kickstart_coef < 0:
         p.error(f"--kickstart-coef {args.kickstart_coef}: expected a number >= 0")
-    if args.kickstart_coef > 0:
-        from agents.fastpolicy import check_playout_policy
-
-        try:
-            check_playout_policy(variant)
-        except NotImplementedError as err:
-            p.error(f"--kickstart-coef: the teacher is the playout policy, and {err}")
+    if args.kickstart_coef > 0 and (why := no_playout_policy(variant)):
+        p.error(f"--kickstart-coef: the teacher is the playout policy, and {why}")
     return args
+
+
+def no_playout_policy(variant) -> str | None:
+    """Why ``variant`` has no compiled playout policy (the ``playout`` opponent and the
+    kickstarting teacher), or None when it has one."""
+    from agents.fastpolicy import check_playout_policy
+
+    try:
+        check_playout_policy(variant)
+    except NotImplementedError as err:
+        return f"{err} (Mountain, Gin, German and Crazy Rummy have one)"
+    return None
 
 
 def kickstart_weight(args, step: int) -> float:
@@ -223,14 +231,8 @@ def parse_opponents(text: str, variant) -> list[tuple[str, float]]:
             raise ValueError(f"--opponents: {kind!r} has no batched form here; batched kinds: "
                              f"{', '.join(KINDS)} (make_agent players such as greedy or rules act "
                              "on one game at a time: use experiments.train_ppo for those)")
-    if any(k == "playout" for k, w in pool if w > 0):
-        from agents.fastpolicy import check_playout_policy
-
-        try:
-            check_playout_policy(variant)
-        except NotImplementedError as err:
-            raise ValueError(f"--opponents playout: {err} (Mountain, Gin, German and Crazy "
-                             "Rummy have one)") from None
+    if any(k == "playout" for k, w in pool if w > 0) and (why := no_playout_policy(variant)):
+        raise ValueError(f"--opponents playout: {why}")
     return pool
 
 
@@ -295,6 +297,14 @@ def legal_ids(masks: np.ndarray):
     ids = np.zeros((len(masks), counts.max()), np.int64)
     _fill_legal(masks, ids)
     return torch.from_numpy(ids), torch.from_numpy(np.arange(ids.shape[1]) < counts[:, None])
+
+
+def legal_column(ids, actions):
+    """Each row's column of ``ids`` (:func:`legal_ids`) holding its action in ``actions``
+    (any shape with one action per row; legal actions), as a ``(rows, 1)`` index."""
+    import torch
+
+    return (ids == actions.reshape(len(ids), 1)).to(torch.int8).argmax(1, keepdim=True)
 
 
 def legal_log_probs(logits, ids, valid):
@@ -666,9 +676,8 @@ def train(args) -> dict:
             adv[t] = gae
         returns = adv + val_buf
         ids, valid = legal_ids(mask_buf.reshape(batch, n_act).numpy())
-        pos = (ids == act_buf.reshape(batch, 1)).to(torch.int8).argmax(1, keepdim=True)
-        teacher_pos = (ids == teacher_buf.reshape(batch, 1)).to(torch.int8).argmax(1, keepdim=True) \
-            if kick > 0 else None
+        pos = legal_column(ids, act_buf)
+        teacher_pos = legal_column(ids, teacher_buf) if kick > 0 else None
         stats = update(actor, critic, opt, params, args, gen, autocast, x_dtype, obs_buf.reshape(batch, n_obs),
                        ids, valid, pos, logp_buf.reshape(-1), adv.reshape(-1), returns.reshape(-1),
                        teacher_pos, kick)

@@ -73,16 +73,9 @@ def table_faces(view) -> int:
     """Bitmask of faces face up on the table (a joker may not be declared as one, MR-5)."""
     bits = 0
     for m in view.melds:
-        for c, text in zip(m["cards"], m["text"]):
-            bits |= 1 << _shown_face(view.variant, c, text)
+        for f in m["faces"]:
+            bits |= 1 << f
     return bits
-
-
-def _shown_face(variant, card, text) -> int:
-    if card < variant.deck.num_naturals:
-        return int(variant.spec.card_face[card])
-    from mountain_rummy_env.cards import parse_face
-    return parse_face(text.split("=")[1])
 
 
 def arrange(view, faces, objective: str = "points"):

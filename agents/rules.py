@@ -49,7 +49,7 @@ from mountain_rummy_env.solver import hand_mask_of
 
 from .base import register
 from .common import (
-    DISCARD, KNOCK, _shown_face, arrange, cards_of, connectivity, draw_outlook, faces_of,
+    DISCARD, KNOCK, arrange, cards_of, connectivity, draw_outlook, faces_of,
     hand_deadwoods, hand_value_of, unseen_faces,
 )
 from .greedy import GinGreedyAgent, HeuristicAgent
@@ -61,10 +61,6 @@ def _rank(f):
 
 def _suit(f):
     return f // NUM_RANKS
-
-
-def _shown(view, card, text):
-    return _shown_face(view.variant, card, text)
 
 
 def _run_pos(f, shown):
@@ -150,7 +146,7 @@ class RulesAgent(HeuristicAgent):
         """Bitmask of faces that could be laid off on a table meld now (either player's)."""
         bits = 0
         for m in view.melds:
-            shown = [_shown(view, c, t) for c, t in zip(m["cards"], m["text"])]
+            shown = m["faces"]
             if m["kind"] == "set":
                 r = _rank(shown[0])
                 for s in range(4):

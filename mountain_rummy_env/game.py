@@ -307,7 +307,8 @@ class Game:
         return self.melds_of(self.states[index])
 
     def melds_of(self, s) -> list[dict]:
-        """:meth:`melds` of the state record ``s``."""
+        """:meth:`melds` of the state record ``s`` (``faces``: the face each card shows, a
+        joker's or wild's the one it stands for, -1 not yet declared)."""
         kinds, founders, slots = s["m_kind"], s["m_founder"], s["m_cards"]
         shown, owner = s["shown"], s["owner"]          # each field read once: a view is
         out = []                                       # made for every decision
@@ -317,6 +318,7 @@ class Game:
                         "kind": MELD_KIND_NAMES[int(kinds[m])],
                         "cards": cards,
                         "text": [self._shown_text(c, int(shown[c])) for c in cards],
+                        "faces": shown[cards].tolist(),
                         "owners": owner[cards].tolist()})
         return out
 

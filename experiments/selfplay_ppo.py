@@ -23,11 +23,15 @@ MaskablePPO) stays the simple path with every extra (warm start, hints, guards, 
   (:mod:`agents.fastpolicy`: Mountain's and Gin's heuristics; German's and Crazy's rules
   player; not Robber's Rummy). The other ``make_agent`` players act on one
   ``PlayerView`` at a time; they are refused here (use train_ppo.py for them).
-* Kickstarting (``--kickstart-coef``, off by default): the playout policy is also a teacher.
-  It is asked for its move at every learner decision of the rollouts (one batched call),
-  and the update adds the weighted cross-entropy to that move to the PPO loss, the weight
-  decaying to 0 over ``--kickstart-steps``. The learner starts from the heuristic's play on
-  its own states (no recorded data set) and PPO takes over as the weight falls.
+* Kickstarting (``--kickstart-coef``, off by default): a teacher is asked for its move at
+  every learner decision of the rollouts, and the update adds the weighted cross-entropy to
+  that move to the PPO loss, the weight decaying to 0 over ``--kickstart-steps``. The
+  learner starts from the teacher's play on its own states (no recorded data set) and PPO
+  takes over as the weight falls. ``--kickstart-teacher playout`` (the default) is the
+  playout policy, one batched compiled call; any other value is a ``make_agent`` spec
+  (``rules``, ``greedy``, ...), one agent per game that follows the learner's seat through
+  the hand (it is told the learner's moves, so a tracking player remembers what was
+  played) and is asked on one ``PlayerView`` at a time: slower, but any player can teach.
 * Outputs in ``--run-dir``: ``checkpoint.pt`` (a policy file of :mod:`agents.ppo` whose
   ``"training"`` entry holds critic, optimizer, counters, league and RNG states; ``--resume``
   continues it, read with ``torch.load(weights_only=True)``; ``ppo:path=RUN/checkpoint.pt``
@@ -134,9 +138,13 @@ def build_parser(prog: str = "python -m experiments.selfplay_ppo") -> argparse.A
     g.add_argument("--max-grad-norm", type=_positive_float, default=0.5)
     g.add_argument("--target-kl", type=_positive_float, default=None, help="stop an update's epochs past this KL")
     g.add_argument("--kickstart-coef", type=float, default=0.0,
-                   help="kickstarting: weight of the cross-entropy to the playout policy's move "
-                        "(the teacher, asked at every learner decision of the rollouts) added to "
-                        "the PPO loss; 0: off")
+                   help="kickstarting: weight of the cross-entropy to the teacher's move "
+                        "(asked at every learner decision of the rollouts) added to the PPO "
+                        "loss; 0: off")
+    g.add_argument("--kickstart-teacher", default="playout", metavar="SPEC",
+                   help="the kickstarting teacher: playout (the compiled playout policy, "
+                        "batched) or a make_agent spec such as rules (one agent per game, "
+                        "asked on one view at a time)")
     g.add_argument("--kickstart-steps", type=_nonneg, default=0,
                    help="env steps over which --kickstart-coef decays linearly to 0 (0: constant)")
     g.add_argument("--net-arch", default="256,256", help="hidden widths (actor and critic)")
@@ -194,8 +202,15 @@ def parse_args(argv=None, prog: str = "python -m experiments.selfplay_ppo"):
         p.error("--eval-opponents is empty; give baselines or --eval-every 0")
     if args.kickstart_coef < 0:
         p.error(f"--kickstart-coef {args.kickstart_coef}: expected a number >= 0")
-    if args.kickstart_coef > 0 and (why := no_playout_policy(variant)):
-        p.error(f"--kickstart-coef: the teacher is the playout policy, and {why}")
+    if args.kickstart_coef > 0:
+        if args.kickstart_teacher == "playout":
+            if why := no_playout_policy(variant):
+                p.error(f"--kickstart-teacher playout: {why}")
+        else:
+            try:
+                AgentTeacher.check(args.kickstart_teacher, variant)
+            except ValueError as err:
+                p.error(f"--kickstart-teacher {args.kickstart_teacher!r}: {err}")
     return args
 
 
@@ -368,8 +383,7 @@ class Opponents:
 
     def _draw(self, games):
         """New opponents for the games among ``games`` whose hand is new since their last draw."""
-        env = self.env
-        key = np.stack([env._episode[games], env._seeds[games].view(np.int64)], axis=1)
+        key = hand_keys(self.env, games)
         fresh = (key != self.hand[games]).any(axis=1)
         new = games[fresh]
         if not len(new):
@@ -414,6 +428,81 @@ class Opponents:
                     out[r] = a.numpy()
         self.seconds += time.perf_counter() - t0
         return out
+
+
+def hand_keys(env, games) -> np.ndarray:
+    """``(episode, deal seed)`` of the hand each of ``games`` is playing: it changes exactly
+    when a new hand starts there."""
+    return np.stack([env._episode[games], env._seeds[games].view(np.int64)], axis=1)
+
+
+# ---------------------------------------------------------------------------------------
+# kickstarting teachers: label(env, mask, out) at every learner decision, then played(actions)
+
+
+class PlayoutTeacher:
+    """The compiled playout policy: every game's label in one batched call."""
+
+    def __init__(self, env):
+        from agents.fastpolicy import rollout_tables
+
+        self.env, self.tables = env, rollout_tables(env.variant)
+        self.games = np.arange(env.num_envs)
+
+    def label(self, mask, out):
+        from agents.fastpolicy import act_batch
+
+        act_batch(self.env.game.states, self.env.variant.spec_ref, mask, self.games, self.tables, out)
+
+    def played(self, actions):
+        """The playout policy keeps no memory."""
+
+
+class AgentTeacher:
+    """A ``make_agent`` player per game, following the learner's seat through each hand: it
+    is reset when a new hand starts there, asked for its move on the learner's view, and
+    then told the move the learner played (a :class:`agents.greedy.HeuristicAgent`'s
+    ``choose``/``remember``), so a player that tracks the hand remembers what happened."""
+
+    def __init__(self, spec: str, env, seed: int):
+        from agents import make_agent
+
+        self.env = env
+        n = env.num_envs
+        self.agents = [make_agent(spec, seed=seed * 1_000_003 + g, variant=env.variant.name)
+                       for g in range(n)]
+        self.hand = np.full((n, 2), -1, np.int64)
+        self.views: list = []
+
+    @staticmethod
+    def check(spec: str, variant) -> None:
+        """Raise ValueError if ``spec`` names no agent that can play ``variant``."""
+        from agents import make_agent
+
+        make_agent(spec, variant=variant.name).check_options(variant)
+
+    def label(self, mask, out):
+        from mountain_rummy_env.game import PlayerView
+
+        env = self.env
+        games = np.arange(env.num_envs)
+        key = hand_keys(env, games)
+        for g in np.flatnonzero((key != self.hand).any(axis=1)):
+            self.agents[g].reset()
+        self.hand[:] = key
+        current = env.game.states["current"]
+        self.views = []
+        for g, agent in enumerate(self.agents):
+            view = PlayerView(env.game, g, int(current[g]))
+            choose = getattr(agent, "choose", agent.act)
+            out[g] = choose(view, mask[g])
+            self.views.append(view)
+
+    def played(self, actions):
+        for agent, view, a in zip(self.agents, self.views, actions):
+            remember = getattr(agent, "remember", None)
+            if remember is not None:
+                remember(view, int(a))
 
 
 # ---------------------------------------------------------------------------------------
@@ -560,10 +649,10 @@ def train(args) -> dict:
         obs_dtype=args.obs_dtype, obs_features=args.obs_features, copy=False, **variant_opts)
     opponents.bind(env, splitmix)
     teacher = None
-    if args.kickstart_coef > 0:     # the playout policy, asked for the learner's own moves
-        from agents.fastpolicy import act_batch, rollout_tables
-
-        teacher = (rollout_tables(variant), np.arange(N), np.empty(N, np.int64))
+    if args.kickstart_coef > 0:     # asked for the learner's own moves
+        teacher = (PlayoutTeacher(env) if args.kickstart_teacher == "playout"
+                   else AgentTeacher(args.kickstart_teacher, env, args.seed))
+    teacher_acts = np.empty(N, np.int64)
 
     obs_dtype = torch.int8 if args.obs_dtype == "int8" else torch.float32
     obs_buf = torch.zeros((T, N, n_obs), dtype=obs_dtype)
@@ -577,7 +666,8 @@ def train(args) -> dict:
     num_updates = max(args.total_steps // batch, 1)
     eval_opps = [s.strip() for s in args.eval_opponents.split(",") if s.strip()]
     writer = SummaryWriter(str(run / "tb"))
-    clock = {"env": 0.0, "opponents": 0.0, "policy": 0.0, "update": 0.0, "eval": 0.0}
+    clock = {"env": 0.0, "opponents": 0.0, "policy": 0.0, "teacher": 0.0, "update": 0.0, "eval": 0.0}
+    trained = ("env", "opponents", "policy", "teacher", "update")   # the learner's time
     hands, margins = 0, []
     start_step, t_start, opp_start = counters["global_step"], time.perf_counter(), opponents.seconds
     wall_before = counters["wall_s"]
@@ -644,16 +734,18 @@ def train(args) -> dict:
                 action, logp = masked_sample(play_actor, x, mask, gen)
                 value = play_critic(x).float()[:, 0]
             act_buf[t], logp_buf[t], val_buf[t] = action, logp, value
-            if kick > 0:
-                tables, games, acts = teacher
-                act_batch(env.game.states, env.variant.spec_ref, mask, games, tables, acts)
-                teacher_buf[t] = torch.from_numpy(acts)
             t1 = time.perf_counter()
+            clock["policy"] += t1 - t0
+            if kick > 0:
+                teacher.label(mask, teacher_acts)
+                teacher.played(act_buf[t].numpy())
+                teacher_buf[t] = torch.from_numpy(teacher_acts)
+                t0, t1 = t1, time.perf_counter()
+                clock["teacher"] += t1 - t0
             opp0 = opponents.seconds
             obs, reward, term, _, info = env.step(action.numpy())
             mask = info["action_mask"]
             t2 = time.perf_counter()
-            clock["policy"] += t1 - t0
             clock["env"] += t2 - t1 - (opponents.seconds - opp0)
             rew_buf[t] = torch.from_numpy(reward) * args.reward_scale
             done_buf[t] = torch.from_numpy(term)
@@ -687,7 +779,7 @@ def train(args) -> dict:
         clock["update"] += time.perf_counter() - t0
         # -- logs, league, evaluation, checkpoints
         step = counters["global_step"]
-        train_s = sum(clock[k] for k in ("env", "opponents", "policy", "update"))
+        train_s = sum(clock[k] for k in trained)
         sps = (step - start_step) / max(train_s, 1e-9)
         for k, v in stats.items():
             writer.add_scalar(f"losses/{k}", v, step)
@@ -696,7 +788,7 @@ def train(args) -> dict:
             writer.add_scalar("kickstart/rollout_agreement",
                               float((act_buf == teacher_buf).float().mean()), step)
         writer.add_scalar("time/learner_steps_per_s", sps, step)
-        for k in ("env", "opponents", "policy", "update"):
+        for k in trained:
             writer.add_scalar(f"time/share_{k}", clock[k] / max(train_s, 1e-9), step)
         if margins:
             margins = margins[-50:]         # about the last 1,500 hands
@@ -723,7 +815,7 @@ def train(args) -> dict:
     if bar is not None:
         bar.close()
     writer.close()
-    train_s = sum(clock[k] for k in ("env", "opponents", "policy", "update"))
+    train_s = sum(clock[k] for k in trained)
     done = counters["global_step"] - start_step
     return {"run_dir": str(run), "env_steps": counters["global_step"], "updates": counters["updates"],
             "precision": "bf16" if bf16 else "fp32",

@@ -188,7 +188,10 @@ def test_old_checkpoints_resume_without_obs_features(tmp_path):
     (["--kickstart-coef", "-1"], "expected a number >= 0"),
     (["--obs-features", "magic"], "invalid choice"),
     (["--variant", "gin", "--obs-features", "solver"], "not available for variant 'gin'; supported: mountain"),
-    (["--variant", "robbers", "--opponents", "self:1", "--kickstart-coef", "1"], "the teacher is the playout policy"),
+    (["--variant", "robbers", "--opponents", "self:1", "--kickstart-coef", "1"],
+     "--kickstart-teacher playout: "),
+    (["--kickstart-coef", "1", "--kickstart-teacher", "no_such_agent"], "--kickstart-teacher 'no_such_agent'"),
+    (["--kickstart-coef", "1", "--kickstart-teacher", "simple_gin"], "--kickstart-teacher 'simple_gin'"),
 ])
 def test_bad_flags_are_usage_errors(flags, message, capsys):
     with pytest.raises(SystemExit) as exc:
@@ -342,3 +345,50 @@ def test_kickstarting_teaches_the_playout_policy(tmp_path):
     with_teacher = teacher_agreement(tmp_path / "kick" / "policy.pt", "mountain")
     without = teacher_agreement(tmp_path / "plain" / "policy.pt", "mountain")
     assert with_teacher > without + 0.15, (with_teacher, without)
+
+
+def test_agent_teacher_follows_the_learner_seat_through_each_hand():
+    """``--kickstart-teacher SPEC``: one agent per game, reset once per hand, asked on the
+    learner's view (a memoryless ``greedy`` labels exactly what it plays on that view) and
+    told the learner's move (``rules`` remembers the card the learner discarded)."""
+    from agents import make_agent
+    from mountain_rummy_env import make_variant
+    from mountain_rummy_env.game import player_view
+
+    resets = []
+    v = make_variant("mountain")
+    env = RummyVectorEnv(v, 6, seed=5)
+    _, info = env.reset()
+    rules = sp.AgentTeacher("rules", env, seed=0)
+    greedy = sp.AgentTeacher("greedy", env, seed=0)
+    for g, agent in enumerate(rules.agents):
+        agent.reset = (lambda g=g, reset=agent.reset: (resets.append(g), reset())[1])
+    rng = np.random.default_rng(0)
+    labels, greedy_labels = np.empty(6, np.int64), np.empty(6, np.int64)
+    hands = set()
+    lay = v.layout
+    for _ in range(300):
+        mask = info["action_mask"]
+        hands |= {(g, *k) for g, k in enumerate(sp.hand_keys(env, np.arange(6)).tolist())}
+        rules.label(mask, labels)
+        greedy.label(mask, greedy_labels)
+        assert mask[np.arange(6), labels].all() and mask[np.arange(6), greedy_labels].all()
+        for g in range(6):
+            view = player_view(env.game, g, int(env.game.states[g]["current"]))
+            assert greedy_labels[g] == make_agent("greedy").act(view, mask[g])
+        played = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+        rules.played(played)
+        for g, a in enumerate(played):
+            if lay.discard <= a < lay.knock:
+                card = rules.agents[g].my_discard
+                assert v.spec.card_face[card] == a - lay.discard
+        _, _, _, _, info = env.step(played)
+    assert sorted(resets) == sorted(g for g, *_ in hands)
+    assert len(hands) > 6          # hands ended and new ones were dealt
+
+
+def test_a_tiny_run_kickstarts_from_a_make_agent_teacher(tmp_path):
+    out = sp.main(tiny(tmp_path / "run", "mountain", "--kickstart-coef", "1",
+                       "--kickstart-teacher", "rules", "--precision", "fp32"))
+    assert {"kickstart_loss", "teacher_agreement"} <= set(out["last_update"])
+    assert out["seconds"]["teacher"] > 0

@@ -7,15 +7,16 @@ iteration:
    is ``netsearch`` (:mod:`agents.netsearch`) guided by the current network -- the plain
    search in iteration 0, when there is none (``--init-policy``: a policy file of
    :mod:`agents.ppo`, such as selfplay_ppo's, to start from; it guides iteration 0 too)
-   -- against opponents drawn per seat and hand
-   from ``--opponents`` (any ``make_agent`` spec of the variant, weighted; ``self`` is the
-   current network alone, ``rules`` until there is one).
+   -- against opponents drawn per seat and hand from ``--opponents`` (any ``make_agent``
+   spec of the variant, weighted; ``self`` is the current network alone, ``rules`` until
+   there is one).
 2. **Record** each learner decision with more than one legal action: the observation (the
-   env's int8 encoder, the learner's seat, with ``--obs-features`` appended), the legal mask, the target policy (at a
-   searched decision the softmax of the searched candidates' mean playout margins over
-   ``--temperature`` points; elsewhere the move played) and, once the hand is over, the
-   learner's hand margin (its points less the mean of the others') times
-   ``--reward-scale`` as the value target. A replay buffer keeps the last ``--buffer``.
+   env's int8 encoder, the learner's seat, the ``--obs-features`` block appended), the
+   legal mask, the target policy (at a searched decision the softmax of the searched
+   candidates' mean playout margins over ``--temperature`` points; elsewhere the move
+   played) and, once the hand is over, the learner's hand margin (its points less the mean
+   of the others') times ``--reward-scale`` as the value target. A replay buffer keeps the
+   last ``--buffer``.
 3. **Train** the policy and value networks on the buffer (``--epochs`` passes; masked
    cross-entropy to the target plus ``--value-coef`` x the value's squared error).
 4. **Save** ``checkpoint.pt`` (a policy file of :mod:`agents.ppo` with the value network and
@@ -26,6 +27,7 @@ iteration:
 
     python -m experiments.expert_iteration --variant mountain --iterations 4 --hands 300
     mountain-rummy expert-iteration --variant gin --opponents rules:1,self:1
+    mountain-rummy expert-iteration --obs-features solver --init-policy runs/selfplay/X/checkpoint.pt
     # interrupted? the same command with --resume continues after the last whole iteration
     mountain-rummy tournament --agents ppo:path=runs/expert/mountain/policy.pt greedy
 """
@@ -149,7 +151,8 @@ def net_meta(variant, n_obs: int, args, iteration: int, hands: int) -> dict:
     from agents.ppo import policy_meta
 
     return policy_meta(variant, n_obs, args.net_arch_list, args.activation, "int8", 0,
-                       obs_features=args.obs_features, trainer="expert_iteration", iteration=int(iteration), hands=int(hands),
+                       obs_features=args.obs_features, trainer="expert_iteration",
+                       iteration=int(iteration), hands=int(hands),
                        reward_scale=float(args.reward_scale))
 
 

@@ -18,6 +18,11 @@ trains both on this agent's own searches. The search is the variant's ``search``
   prior always breaks ties), blended with the value head's estimate after the candidate
   (``value_weight`` in [0, 1], on ``value_samples`` determinisations) where the file has one.
 * **Without a network** (``path`` empty) it is the plain search, and still records.
+* **Features.** The network's file decides the feature block appended to the observations
+  it reads and records (``"obs_features"``, :func:`agents.ppo.network_input`); without a
+  network, ``features`` does (``none`` by default; ``features=solver``: the trainer's
+  iteration 0 under ``--obs-features solver``, so its records fit the network). A
+  ``features`` other than the network's is an error, not ignored.
 
 Recording (for the trainer): with ``agent.recorder`` a list, every decision with more than
 one legal action appends ``(obs, packed mask, action ids, target probabilities, action
@@ -26,6 +31,7 @@ mean playout margins over ``temperature`` points (each candidate counted by its 
 action); elsewhere it is the action played (one-hot). Targets only name legal actions.
 
     netsearch                                    # the plain search, recording if asked
+    netsearch:features=solver                    # the same, recording the solver block too
     netsearch:path=runs/expert/mountain/policy.pt,top=3,budget=200
     netsearch:policy=gin_expert,budget=64        # the shipped Gin network (agents/policies)
 """
@@ -38,7 +44,7 @@ import numpy as np
 
 from .base import register
 from .german import GermanSearchAgent
-from .ppo import CheckpointError, load_policy, masked_logits, policy_path
+from .ppo import CheckpointError, load_policy, masked_logits, obs_features_of_meta, policy_path
 from .search import GinSearchAgent, SearchAgent
 
 VALUE_KEY = "value_state_dict"
@@ -99,7 +105,8 @@ class NetGuided:
     TIE = 1e-6             # points per unit of prior: the prior breaks ties
 
     def _net_init(self, path: str, policy: str, top: int, widen: int, prior_weight: float,
-                  value_weight: float, value_samples: int, temperature: float) -> None:
+                  value_weight: float, value_samples: int, temperature: float,
+                  features: str) -> None:
         if path and policy:
             raise CheckpointError("netsearch takes one network: path=FILE.pt or policy=NAME "
                                   "(shipped), not both")
@@ -122,6 +129,16 @@ class NetGuided:
         if path:
             self.actor, self.meta = load_policy(path)
             self.value = load_value(path, self.meta)
+        if features:
+            from mountain_rummy_env.envs.observation import obs_features_of
+
+            features = obs_features_of(features)
+            if not path:
+                self.meta = {"obs_features": features}    # what network_input reads
+            elif features != obs_features_of_meta(self.meta):
+                raise CheckpointError(f"features={features} but network {path} reads "
+                                      f"{obs_features_of_meta(self.meta)!r} features (its file "
+                                      "decides: leave features out)")
         self._checked = None
         self._step = None
 
@@ -254,7 +271,8 @@ _PARAMS_HELP = ("path=policy/value file (empty: plain search), policy=NAME a shi
                 "added to the candidates, widen=1 keeps the search's own candidates too, "
                 "prior_weight=points per unit of prior in picking the challenger, "
                 "value_weight=share of the value head in it, temperature=points of the "
-                "recorded target's softmax")
+                "recorded target's softmax, features=solver: the solver feature block in "
+                "the observations of the plain search (a network's file decides its own)")
 
 
 @register("netsearch", variant="mountain",
@@ -263,11 +281,11 @@ _PARAMS_HELP = ("path=policy/value file (empty: plain search), policy=NAME a shi
 class NetSearchAgent(NetGuided, SearchAgent):
     def __init__(self, seed=None, path: str = "", policy: str = "", top: int = 3, widen: int = 1,
                  prior_weight: float = 0.0, value_weight: float = 0.0, value_samples: int = 8,
-                 temperature: float = 5.0, budget: int = 200, discards: int = 3,
+                 temperature: float = 5.0, features: str = "", budget: int = 200, discards: int = 3,
                  z: float = 1.0, hone: float = 1.0, meld_free: int = 0, seconds: float = 0.0):
         SearchAgent.__init__(self, seed, budget, discards, z, "all", hone, meld_free, 1, seconds)
         self._net_init(path, policy, top, widen, prior_weight, value_weight, value_samples,
-                       temperature)
+                       temperature, features)
 
 
 @register("netsearch", variant="gin",
@@ -275,11 +293,11 @@ class NetSearchAgent(NetGuided, SearchAgent):
 class GinNetSearchAgent(NetGuided, GinSearchAgent):
     def __init__(self, seed=None, path: str = "", policy: str = "", top: int = 3, widen: int = 1,
                  prior_weight: float = 0.0, value_weight: float = 0.0, value_samples: int = 8,
-                 temperature: float = 5.0, budget: int = 200, discards: int = 3,
+                 temperature: float = 5.0, features: str = "", budget: int = 200, discards: int = 3,
                  z: float = 1.0, hone: float = 1.25, seconds: float = 0.0):
         GinSearchAgent.__init__(self, seed, budget, discards, z, "all", hone, seconds)
         self._net_init(path, policy, top, widen, prior_weight, value_weight, value_samples,
-                       temperature)
+                       temperature, features)
 
 
 @register("netsearch", variant="crazy",
@@ -289,8 +307,8 @@ class GinNetSearchAgent(NetGuided, GinSearchAgent):
 class GermanNetSearchAgent(NetGuided, GermanSearchAgent):
     def __init__(self, seed=None, path: str = "", policy: str = "", top: int = 3, widen: int = 1,
                  prior_weight: float = 0.0, value_weight: float = 0.0, value_samples: int = 8,
-                 temperature: float = 5.0, budget: int = 400, discards: int = 3,
+                 temperature: float = 5.0, features: str = "", budget: int = 400, discards: int = 3,
                  z: float = 0.5, seconds: float = 0.0):
         GermanSearchAgent.__init__(self, seed, budget, discards, z, 0, seconds)
         self._net_init(path, policy, top, widen, prior_weight, value_weight, value_samples,
-                       temperature)
+                       temperature, features)

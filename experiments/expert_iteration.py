@@ -5,15 +5,18 @@ iteration:
 
 1. **Play** ``--hands`` hands (one deal each, the learner's seat rotating) where the learner
    is ``netsearch`` (:mod:`agents.netsearch`) guided by the current network -- the plain
-   search in iteration 0, when there is none -- against opponents drawn per seat and hand
-   from ``--opponents`` (any ``make_agent`` spec of the variant, weighted; ``self`` is the
-   current network alone, ``rules`` until there is one).
+   search in iteration 0, when there is none (``--init-policy``: a policy file of
+   :mod:`agents.ppo`, such as selfplay_ppo's, to start from; it guides iteration 0 too)
+   -- against opponents drawn per seat and hand from ``--opponents`` (any ``make_agent``
+   spec of the variant, weighted; ``self`` is the current network alone, ``rules`` until
+   there is one).
 2. **Record** each learner decision with more than one legal action: the observation (the
-   env's int8 encoder, the learner's seat), the legal mask, the target policy (at a
-   searched decision the softmax of the searched candidates' mean playout margins over
-   ``--temperature`` points; elsewhere the move played) and, once the hand is over, the
-   learner's hand margin (its points less the mean of the others') times
-   ``--reward-scale`` as the value target. A replay buffer keeps the last ``--buffer``.
+   env's int8 encoder, the learner's seat, the ``--obs-features`` block appended), the
+   legal mask, the target policy (at a searched decision the softmax of the searched
+   candidates' mean playout margins over ``--temperature`` points; elsewhere the move
+   played) and, once the hand is over, the learner's hand margin (its points less the mean
+   of the others') times ``--reward-scale`` as the value target. A replay buffer keeps the
+   last ``--buffer``.
 3. **Train** the policy and value networks on the buffer (``--epochs`` passes; masked
    cross-entropy to the target plus ``--value-coef`` x the value's squared error).
 4. **Save** ``checkpoint.pt`` (a policy file of :mod:`agents.ppo` with the value network and
@@ -24,6 +27,7 @@ iteration:
 
     python -m experiments.expert_iteration --variant mountain --iterations 4 --hands 300
     mountain-rummy expert-iteration --variant gin --opponents rules:1,self:1
+    mountain-rummy expert-iteration --obs-features solver --init-policy runs/selfplay/X/checkpoint.pt
     # interrupted? the same command with --resume continues after the last whole iteration
     mountain-rummy tournament --agents ppo:path=runs/expert/mountain/policy.pt greedy
 """
@@ -42,7 +46,7 @@ import numpy as np
 
 FORMAT = "mountain-rummy-expert-iteration/1"
 # flags a resumed run must share with its checkpoint (they shape the network or its data)
-FIXED = ("variant", "variant_options", "net_arch", "activation", "reward_scale")
+FIXED = ("variant", "variant_options", "net_arch", "activation", "obs_features", "reward_scale")
 LOG_FIELDS = ("iteration", "hands", "records", "searched", "buffer", "learner_margin",
               "learner_hand_win", "policy_loss", "value_loss", "play_s", "train_s", "wall_s")
 DEAL_BASE = 10_000_000      # training deals are DEAL_BASE + seed x 10^6 + hands played
@@ -50,7 +54,7 @@ DEAL_BASE = 10_000_000      # training deals are DEAL_BASE + seed x 10^6 + hands
 
 def build_parser(prog: str = "python -m experiments.expert_iteration") -> argparse.ArgumentParser:
     from experiments.cli import _nonneg, _positive
-    from experiments.selfplay_ppo import _positive_float
+    from experiments.selfplay_ppo import _positive_float, add_obs_features
     from mountain_rummy_env.registry import DEFAULT_VARIANT, variant_names
 
     p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0],
@@ -63,6 +67,10 @@ def build_parser(prog: str = "python -m experiments.expert_iteration") -> argpar
                    help="iterations in all (a resumed run continues up to this many)")
     g.add_argument("--seed", type=_nonneg, default=0)
     g.add_argument("--resume", action="store_true", help="continue from RUN_DIR/checkpoint.pt")
+    g.add_argument("--init-policy", default=None, metavar="PATH",
+                   help="start from this policy file of agents.ppo (selfplay_ppo's policy.pt "
+                        "or checkpoint.pt, an expert_iteration policy.pt): its actor, and its "
+                        "value network or critic where the shapes match; it guides iteration 0")
     g.add_argument("--threads", type=_nonneg, default=1, help="torch CPU threads (0: torch default)")
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
     g = p.add_argument_group("play")
@@ -78,6 +86,7 @@ def build_parser(prog: str = "python -m experiments.expert_iteration") -> argpar
     g.add_argument("--temperature", type=_positive_float, default=5.0,
                    help="points: the target is softmax(candidate mean margins / temperature)")
     g = p.add_argument_group("network and training")
+    add_obs_features(g)
     g.add_argument("--net-arch", default="256,256", help="hidden widths (policy and value)")
     g.add_argument("--activation", choices=("tanh", "relu"), default="relu")
     g.add_argument("--reward-scale", type=_positive_float, default=0.01,
@@ -92,12 +101,15 @@ def build_parser(prog: str = "python -m experiments.expert_iteration") -> argpar
 
 
 def parse_args(argv=None, prog: str = "python -m experiments.expert_iteration"):
-    """The flags, checked: a bad variant option, width or opponent is a one-line usage error."""
+    """The flags, checked: a bad variant option, feature block, width or opponent, or
+    ``--init-policy`` with ``--resume``, is a one-line usage error."""
     from experiments.selfplay_ppo import checked_variant_and_net
 
     p = build_parser(prog)
     args = p.parse_args(argv)
     variant = checked_variant_and_net(p, args)
+    if args.init_policy and args.resume:
+        p.error("--init-policy with --resume: a resumed run starts from its checkpoint")
     try:
         args.pool = parse_opponents(args.opponents, variant)
     except (ValueError, SystemExit) as err:    # parse_pool's errors are SystemExit
@@ -139,7 +151,8 @@ def net_meta(variant, n_obs: int, args, iteration: int, hands: int) -> dict:
     from agents.ppo import policy_meta
 
     return policy_meta(variant, n_obs, args.net_arch_list, args.activation, "int8", 0,
-                       trainer="expert_iteration", iteration=int(iteration), hands=int(hands),
+                       obs_features=args.obs_features, trainer="expert_iteration",
+                       iteration=int(iteration), hands=int(hands),
                        reward_scale=float(args.reward_scale))
 
 
@@ -166,7 +179,7 @@ def save_net(path: Path, actor, value, meta: dict, training: dict | None = None)
 def fixed_flags(args) -> dict:
     return {"variant": args.variant, "variant_options": json.loads(args.variant_options),
             "net_arch": args.net_arch_list, "activation": args.activation,
-            "reward_scale": args.reward_scale}
+            "obs_features": args.obs_features, "reward_scale": args.reward_scale}
 
 
 def load_checkpoint(path: Path, args) -> dict:
@@ -175,6 +188,7 @@ def load_checkpoint(path: Path, args) -> dict:
     import torch
 
     from agents.ppo import CheckpointError
+    from experiments.selfplay_ppo import FIXED_DEFAULTS
 
     if not path.is_file():
         raise CheckpointError(f"--resume: no checkpoint {str(path)!r}")
@@ -188,10 +202,54 @@ def load_checkpoint(path: Path, args) -> dict:
         raise CheckpointError(f"{str(path)!r} is not an expert_iteration checkpoint (expected format {FORMAT!r})")
     want = fixed_flags(args)
     for key in FIXED:
-        if training.get("flags", {}).get(key) != want[key]:
+        have = training.get("flags", {}).get(key, FIXED_DEFAULTS.get(key))
+        if have != want[key]:
             raise CheckpointError(f"checkpoint {str(path)!r} was made with --{key.replace('_', '-')} "
-                                  f"{training.get('flags', {}).get(key)!r}, this run has {want[key]!r}")
+                                  f"{have!r}, this run has {want[key]!r}")
     return dict(training, actor=blob.get("state_dict"), value=blob.get("value_state_dict"))
+
+
+def load_init(path: str, variant, n_obs: int, actor, value, args) -> str:
+    """Load ``--init-policy`` into ``actor`` and, where the file has one of the same shape
+    and reward scale, ``value`` (an expert_iteration ``value_state_dict`` or a selfplay_ppo
+    checkpoint's critic: the same layers); returns what the value network starts from.
+    A missing, corrupt or foreign file, or one whose network reads another input or has
+    other widths, is a :class:`CheckpointError` naming what differs."""
+    import torch
+
+    from agents.ppo import CheckpointError, load_policy, obs_features_of_meta
+
+    try:
+        init_actor, meta = load_policy(path)
+    except CheckpointError as err:
+        raise CheckpointError(f"--init-policy: {err}") from None
+    for flag, have, want in (
+            ("--variant", meta.get("variant"), variant.name),
+            ("--obs-features", obs_features_of_meta(meta), args.obs_features),
+            ("observation size", meta.get("observation_size"), n_obs),
+            ("obs_dtype", meta.get("obs_dtype") or "float32", "int8"),
+            ("--net-arch", meta.get("net_arch"), args.net_arch_list),
+            ("--activation", meta.get("activation"), args.activation)):
+        if have != want:
+            raise CheckpointError(f"--init-policy {path!r} has {flag} {have!r}, this run {want!r}")
+    actor.load_state_dict(init_actor.state_dict())
+    blob = torch.load(path, map_location="cpu", weights_only=True)
+    if "value_state_dict" in blob:
+        sd, source = blob["value_state_dict"], f"the value network of {path!r}"
+        if meta.get("reward_scale", args.reward_scale) != args.reward_scale:
+            return (f"fresh: the value network of {path!r} predicts margins x "
+                    f"{meta['reward_scale']}, this run x {args.reward_scale}")
+    elif isinstance(blob.get("training"), dict) and "critic" in blob["training"]:
+        sd = blob["training"]["critic"]
+        source = (f"the critic of {path!r} (selfplay_ppo's: margins x its --reward-scale, "
+                  "discounted by its --gamma)")
+    else:
+        return f"fresh: {path!r} holds no value network"
+    shapes = {k: tuple(v.shape) for k, v in value.state_dict().items()}
+    if {k: tuple(getattr(v, "shape", ())) for k, v in sd.items()} != shapes:
+        return f"fresh: the value network of {path!r} has other layers"
+    value.load_state_dict(sd)
+    return source
 
 
 # ---------------------------------------------------------------------------------------
@@ -257,7 +315,10 @@ class Buffer:
 
 
 def learner_spec(policy: Path | None, args) -> str:
-    spec = f"netsearch:budget={args.budget},temperature={args.temperature:g}"
+    """The learner's ``netsearch`` spec: guided by ``policy``, or the plain search with no
+    network; ``features`` keeps the records in the run's encoding either way."""
+    spec = (f"netsearch:budget={args.budget},temperature={args.temperature:g},"
+            f"features={args.obs_features}")
     if policy is not None:
         spec += f",path={policy},top={args.top},widen={args.widen}"
     return spec
@@ -348,7 +409,7 @@ def train(args) -> dict:
         raise SystemExit(f"{run} already holds a run; pass --resume to continue it or pick another --run-dir")
     blob = load_checkpoint(ckpt_path, args) if args.resume else None
     variant = make_variant(args.variant, **json.loads(args.variant_options))
-    n_obs, n_act = observation_size(variant), variant.num_actions
+    n_obs, n_act = observation_size(variant, args.obs_features), variant.num_actions
     torch.manual_seed(args.seed)
     actor, value = build_nets(n_obs, n_act, args)
     opt = torch.optim.Adam(list(actor.parameters()) + list(value.parameters()),
@@ -356,6 +417,12 @@ def train(args) -> dict:
     gen = torch.Generator().manual_seed(args.seed)
     rng = np.random.default_rng([args.seed, 7])
     counters = {"iteration": 0, "hands": 0, "wall_s": 0.0}
+    init = {}       # --init-policy and what the value network started from (kept on resume)
+    if args.init_policy:
+        init = {"init_policy": args.init_policy,
+                "init_value": load_init(args.init_policy, variant, n_obs, actor, value, args)}
+        print(f"--init-policy {args.init_policy}; value network: {init['init_value']}",
+              file=sys.stderr, flush=True)
     buf = Buffer(args.buffer)
     if blob is not None:
         try:
@@ -365,11 +432,15 @@ def train(args) -> dict:
             counters.update(blob["counters"])
             gen.set_state(blob["gen_rng"])
             rng.bit_generator.state = blob["numpy_rng"]
+            init = blob.get("init", {})
         except (KeyError, RuntimeError, ValueError, TypeError) as err:
             raise CheckpointError(f"checkpoint {str(ckpt_path)!r} is inconsistent: "
                                   f"{type(err).__name__}: {str(err)[:300]}") from None
         buf.load(buf_path, counters["iteration"])
+        args.init_policy = init.get("init_policy")      # args.json keeps the run's start
     run.mkdir(parents=True, exist_ok=True)
+    if init and counters["iteration"] == 0:     # iteration 0 is the search it guides
+        save_net(policy_path, actor, value, net_meta(variant, n_obs, args, 0, 0))
     (run / "args.json").write_text(json.dumps({k: v for k, v in vars(args).items()
                                                if k not in ("pool", "net_arch_list")}, indent=1) + "\n")
     game = Game(variant, 1)
@@ -377,7 +448,7 @@ def train(args) -> dict:
     rows = []
     while counters["iteration"] < args.iterations:
         it = counters["iteration"]
-        policy = policy_path if it > 0 else None      # iteration 0: the plain search
+        policy = policy_path if it > 0 or init else None    # else the plain search
         bar = None
         if not args.no_progress:
             from tqdm import tqdm
@@ -399,7 +470,7 @@ def train(args) -> dict:
         buf.save(buf_path, counters["iteration"])
         save_net(policy_path, actor, value, meta)
         save_net(ckpt_path, actor, value, meta, {
-            "flags": fixed_flags(args), "counters": dict(counters),
+            "flags": fixed_flags(args), "counters": dict(counters), "init": init,
             "optimizer": opt.state_dict(), "gen_rng": gen.get_state(),
             "numpy_rng": rng.bit_generator.state})
         row = {"iteration": counters["iteration"], "hands": counters["hands"],
@@ -420,7 +491,7 @@ def train(args) -> dict:
         rows.append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)
     return {"run_dir": str(run), "iterations": counters["iteration"], "hands": counters["hands"],
-            "buffer": len(buf), "wall_s": round(counters["wall_s"], 1), "rows": rows}
+            "buffer": len(buf), "wall_s": round(counters["wall_s"], 1), **init, "rows": rows}
 
 
 def main(argv=None, prog: str = "python -m experiments.expert_iteration") -> dict:

@@ -111,9 +111,7 @@ def build_parser(prog: str = "python -m experiments.selfplay_ppo") -> argparse.A
     g.add_argument("--num-envs", type=_positive, default=256, help="games stepped together")
     g.add_argument("--obs-dtype", choices=("int8", "float32"), default="int8",
                    help="observation encoding (recorded in the policy; the ppo agent uses it)")
-    g.add_argument("--obs-features", choices=OBS_FEATURES, default="none",
-                   help="feature block appended to the observation: solver = the meld solver's "
-                        "values of each choice (docs/observation.md; Mountain); recorded in the policy")
+    add_obs_features(g)
     g.add_argument("--reward-scale", type=_positive_float, default=0.01, help="multiplies the hand margin")
     g.add_argument("--opponents", default="self:2,league:1,random:1,playout:1",
                    help="weighted pool kind:weight,... drawn per game and hand; kinds: "
@@ -159,10 +157,21 @@ def build_parser(prog: str = "python -m experiments.selfplay_ppo") -> argparse.A
     return p
 
 
+def add_obs_features(group) -> None:
+    """The ``--obs-features`` flag (the network trainers share it; checked by
+    :func:`checked_variant_and_net`)."""
+    group.add_argument("--obs-features", choices=OBS_FEATURES, default="none",
+                       help="feature block appended to the observation: solver = the meld "
+                            "solver's values of each choice (docs/observation.md; Mountain); "
+                            "recorded in the policy")
+
+
 def checked_variant_and_net(p: argparse.ArgumentParser, args):
-    """The variant of ``--variant``/``--variant-options``, and ``args.net_arch_list`` from
-    ``--net-arch``; a bad value is a one-line usage error (the network trainers share these
-    flags)."""
+    """The variant of ``--variant``/``--variant-options``, checked against
+    ``--obs-features``, and ``args.net_arch_list`` from ``--net-arch``; a bad value is a
+    one-line usage error (the network trainers share these flags)."""
+    from mountain_rummy_env.config import ConfigError
+    from mountain_rummy_env.envs.observation import obs_features_of
     from mountain_rummy_env.registry import make_variant
 
     try:
@@ -172,6 +181,10 @@ def checked_variant_and_net(p: argparse.ArgumentParser, args):
         variant = make_variant(args.variant, **opts)
     except (ValueError, TypeError) as err:
         p.error(f"--variant-options {args.variant_options!r}: {err}")
+    try:
+        obs_features_of(args.obs_features, variant)
+    except ConfigError as err:
+        p.error(f"--obs-features: {err}")
     try:
         args.net_arch_list = [int(w) for w in args.net_arch.split(",")]
         if not args.net_arch_list or min(args.net_arch_list) < 1:
@@ -184,16 +197,9 @@ def checked_variant_and_net(p: argparse.ArgumentParser, args):
 def parse_args(argv=None, prog: str = "python -m experiments.selfplay_ppo"):
     """The flags, checked: a bad variant option, feature block, opponent or width is a usage
     error."""
-    from mountain_rummy_env.config import ConfigError
-    from mountain_rummy_env.envs.observation import obs_features_of
-
     p = build_parser(prog)
     args = p.parse_args(argv)
     variant = checked_variant_and_net(p, args)
-    try:
-        obs_features_of(args.obs_features, variant)
-    except ConfigError as err:
-        p.error(f"--obs-features: {err}")
     try:
         args.pool = parse_opponents(args.opponents, variant)
     except ValueError as err:

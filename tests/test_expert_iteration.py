@@ -25,11 +25,12 @@ TABLES = {"mountain": ({}, ["greedy"]), "gin": ({}, ["rules"]),
           "german": ({"num_players": 4}, ["greedy", "rules", "greedy"])}
 
 
-def random_net(path, variant, arch=(32,)):
+def random_net(path, variant, arch=(32,), features="none"):
     """A policy/value file of untrained (seeded) networks for ``variant``."""
     torch.manual_seed(0)
-    args = argparse.Namespace(net_arch_list=list(arch), activation="relu", reward_scale=0.01)
-    n_obs = observation_size(variant)
+    args = argparse.Namespace(net_arch_list=list(arch), activation="relu", reward_scale=0.01,
+                              obs_features=features)
+    n_obs = observation_size(variant, features)
     actor, value = ei.build_nets(n_obs, variant.num_actions, args)
     ei.save_net(path, actor, value, ei.net_meta(variant, n_obs, args, 0, 0))
     return path
@@ -141,6 +142,111 @@ def test_shipping_keeps_the_value_network_and_plays_by_name(tmp_path):
                    variant="gin")
 
 
+def test_solver_features_run_trains_on_the_block_and_resumes_only_with_it(tmp_path):
+    """--obs-features solver: iteration 0 (the plain search, features=solver) and 1 (the
+    network's file decides) record 2081-wide observations; the flag is fixed for the run."""
+    from agents.ppo import load_policy
+
+    mountain = make_variant("mountain")
+    width = observation_size(mountain, "solver")
+    assert (width, observation_size(mountain)) == (2081, 1809)
+    run = tmp_path / "run"
+    ei.main(tiny(run, "--iterations", "1", "--obs-features", "solver"))
+    with pytest.raises(SystemExit, match="--obs-features 'solver', this run has 'none'"):
+        ei.main(tiny(run, "--iterations", "2", "--resume"))
+    ei.main(tiny(run, "--iterations", "2", "--resume", "--obs-features", "solver"))
+    meta = load_policy(run / "policy.pt")[1]
+    assert meta["obs_features"] == "solver" and meta["observation_size"] == width
+    with np.load(run / "buffer.npz") as z:
+        assert z["obs"].shape[1] == width
+
+
+def test_netsearch_features_without_a_network_and_against_one(tmp_path):
+    """features=solver makes the plain search record the solver block; with a network its
+    file decides, and a features= other than its own is refused."""
+    from agents.base import AgentSpecError
+
+    mountain = make_variant("mountain")
+    learner = make_agent("netsearch:features=solver,budget=4", seed=0, variant="mountain")
+    learner.recorder = []
+    play_hand(Game(mountain, 1), [learner, make_agent("greedy", seed=1, variant="mountain")],
+              seed=3)
+    assert learner.recorder and {r[0].shape for r in learner.recorder} == {(2081,)}
+    plain = random_net(tmp_path / "plain.pt", mountain)
+    solver = random_net(tmp_path / "solver.pt", mountain, features="solver")
+    assert make_agent(f"netsearch:path={solver},features=solver", seed=0, variant="mountain").path
+    for spec, message in ((f"netsearch:path={plain},features=solver", "reads 'none' features"),
+                          (f"netsearch:path={solver},features=none", "reads 'solver' features"),
+                          ("netsearch:features=most", "obs_features must be one of")):
+        with pytest.raises(AgentSpecError, match=message):
+            make_agent(spec, seed=0, variant="mountain")
+
+
+def selfplay_run(run_dir):
+    """A selfplay_ppo run of 2 updates on a 32-wide network (its checkpoint holds the critic)."""
+    from experiments import selfplay_ppo
+
+    selfplay_ppo.main(["--variant", "mountain", "--run-dir", str(run_dir), "--num-envs", "16",
+                       "--n-steps", "8", "--total-steps", "256", "--minibatch-size", "64",
+                       "--net-arch", "32", "--eval-every", "0", "--opponents", "self:1",
+                       "--no-progress", "--seed", "3"])
+    return run_dir
+
+
+def test_init_policy_starts_from_a_selfplay_network_and_guides_iteration_0(tmp_path, monkeypatch):
+    from agents.ppo import load_policy
+
+    sp = selfplay_run(tmp_path / "selfplay")
+    critic = torch.load(sp / "checkpoint.pt", weights_only=True)["training"]["critic"]
+    init_actor = load_policy(sp / "checkpoint.pt")[0].state_dict()
+    played = []
+    play = ei.play_iteration
+
+    def watched(args, variant, game, policy, *rest):
+        blob = torch.load(policy, weights_only=True)
+        played.append((policy, blob["state_dict"], blob["value_state_dict"]))
+        return play(args, variant, game, policy, *rest)
+
+    monkeypatch.setattr(ei, "play_iteration", watched)
+    run = tmp_path / "run"
+    summary = ei.main(tiny(run, "--iterations", "1", "--net-arch", "32",
+                           "--init-policy", str(sp / "checkpoint.pt")))
+    (policy, actor, value), = played
+    assert policy == run / "policy.pt"              # iteration 0: the guided search
+    for got, want in ((actor, init_actor), (value, critic)):
+        assert got.keys() == want.keys() and all(torch.equal(got[k], want[k]) for k in got)
+    assert summary["init_policy"] == str(sp / "checkpoint.pt")
+    assert summary["init_value"].startswith("the critic of")
+    assert json.loads((run / "args.json").read_text())["init_policy"] == str(sp / "checkpoint.pt")
+    # selfplay's policy.pt has no critic: the value network starts fresh, and says so
+    args = ei.parse_args(tiny(run, "--net-arch", "32"))
+    mountain = make_variant("mountain")
+    nets = ei.build_nets(observation_size(mountain), mountain.num_actions, args)
+    assert ei.load_init(str(sp / "policy.pt"), mountain, observation_size(mountain), *nets,
+                        args).startswith("fresh:")
+
+
+def test_init_policy_errors_are_clean(tmp_path):
+    mountain = make_variant("mountain")
+    (tmp_path / "junk.pt").write_bytes(b"not a policy")
+    cases = [(tmp_path / "missing.pt", "does not exist"),
+             (tmp_path / "junk.pt", "corrupt"),
+             (random_net(tmp_path / "gin.pt", make_variant("gin"), arch=(16,)),
+              "--variant 'gin', this run 'mountain'"),
+             (random_net(tmp_path / "solver.pt", mountain, arch=(16,), features="solver"),
+              "--obs-features 'solver', this run 'none'"),
+             (random_net(tmp_path / "wide.pt", mountain, arch=(32,)),
+              "--net-arch \\[32\\], this run \\[16\\]")]
+    for path, message in cases:
+        with pytest.raises(SystemExit, match=message) as exc:
+            ei.main(tiny(tmp_path / "run", "--init-policy", str(path)))
+        assert str(exc.value).startswith("error: --init-policy")
+    with pytest.raises(SystemExit, match="--activation 'relu', this run 'tanh'"):
+        ei.main(tiny(tmp_path / "run", "--init-policy", str(path), "--net-arch", "32",
+                     "--activation", "tanh"))
+    assert not (tmp_path / "run" / "checkpoint.pt").exists()
+
+
 def test_checkpoint_errors_are_clean(tmp_path):
     run = tmp_path / "run"
     ei.main(tiny(run, "--iterations", "1"))
@@ -180,6 +286,9 @@ def test_netsearch_refuses_a_network_of_another_variant(tmp_path):
     (["--net-arch", "64,0"], "--net-arch"),
     (["--temperature", "0"], "positive number"),
     (["--variant-options", "{\"no_such_option\": 1}"], "--variant-options"),
+    (["--variant", "gin", "--obs-features", "solver"],
+     "--obs-features: obs_features='solver' is not available for variant 'gin'; supported: mountain"),
+    (["--init-policy", "x.pt", "--resume"], "--init-policy with --resume"),
 ])
 def test_bad_flags_are_one_line_usage_errors(flags, message, capsys):
     with pytest.raises(SystemExit) as exc:

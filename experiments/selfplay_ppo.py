@@ -46,7 +46,6 @@ MaskablePPO) stays the simple path with every extra (warm start, hints, guards, 
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 import time
@@ -55,7 +54,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from experiments.train_ppo import EVAL_FIELDS, evaluate, parse_pool, plot_curve
+from experiments.train_ppo import evaluate, parse_pool, plot_curve, record_evaluation
 from mountain_rummy_env.envs.observation import OBS_FEATURES
 
 FORMAT = "mountain-rummy-selfplay-ppo/1"
@@ -703,19 +702,13 @@ def train(args) -> dict:
         save_policy(run / "policy.pt", actor, policy_meta(env, args, step))
         results = evaluate(run / "policy.pt", args, eval_opps, args.eval_deals)
         csv_path = run / "eval.csv"
-        new = not csv_path.exists()
-        with csv_path.open("a", newline="") as fh:
-            w = csv.DictWriter(fh, EVAL_FIELDS)
-            if new:
-                w.writeheader()
-            for r in results:
-                w.writerow({"env_steps": step, "wall_s": round(wall(), 1), **r})
-                writer.add_scalar(f"eval/{r['opponent']}/win_rate", r["win_rate"], step)
-                writer.add_scalar(f"eval/{r['opponent']}/margin", r["margin"], step)
-        print(f"\n[eval @ {step} steps] " + "  ".join(
-            f"vs {r['opponent']}: win {r['win_rate']:.2f} margin {r['margin']:+.1f}" for r in results),
-            file=sys.stderr, flush=True)
-        if counters["best_margin"] is None or results[-1]["margin"] > counters["best_margin"]:
+        line = record_evaluation(csv_path, step, wall(), results)
+        for r in results:
+            writer.add_scalar(f"eval/{r['opponent']}/win_rate", r["win_rate"], step)
+            writer.add_scalar(f"eval/{r['opponent']}/margin", r["margin"], step)
+        print(f"\n[eval @ {step} steps] {line}", file=sys.stderr, flush=True)
+        if not results[-1]["forfeits"] and (
+                counters["best_margin"] is None or results[-1]["margin"] > counters["best_margin"]):
             counters["best_margin"] = results[-1]["margin"]
             save_policy(run / "best.pt", actor, policy_meta(env, args, step))
         try:

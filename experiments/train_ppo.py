@@ -300,13 +300,47 @@ def evaluate(policy_path: Path, args, opponents, deals: int) -> list[dict]:
         rows = [play_table(cfg, table, args.eval_seed + k) for k in range(deals)]
         m = np.array([table_margin(r, me) for r in rows], np.float64)
         w = (m > 0) + 0.5 * (m == 0)
+        forfeits = [f for r in rows for f in r.get("forfeits", ())]
         out.append({"opponent": opp, "deals": deals, "win_rate": float(w.mean()),
                     "margin": float(m.mean()),
-                    "margin_se": float(m.std(ddof=1) / math.sqrt(len(m))) if len(m) > 1 else 0.0})
+                    "margin_se": float(m.std(ddof=1) / math.sqrt(len(m))) if len(m) > 1 else 0.0,
+                    "forfeits": len(forfeits),
+                    "first_forfeit": (f"{forfeits[0]['agent']}: {forfeits[0]['kind']}: "
+                                      f"{forfeits[0]['reason']}"[:300] if forfeits else "")})
     return out
 
 
-EVAL_FIELDS = ["env_steps", "wall_s", "opponent", "deals", "win_rate", "margin", "margin_se"]
+EVAL_FIELDS = ["env_steps", "wall_s", "opponent", "deals", "win_rate", "margin", "margin_se",
+               "forfeits", "first_forfeit"]
+
+
+def record_evaluation(csv_path: Path, step: int, wall_s: float, results: list[dict]) -> str:
+    """Append ``results`` (of :func:`evaluate`) to ``eval.csv`` and return the line to print.
+    A file from before a column was added is rewritten with the new header first. A hand
+    forfeited in an evaluation (an agent crashed or played an illegal move, and a random
+    stand-in took its seat) makes the margin meaningless, so the line says so loudly."""
+    rows = []
+    if csv_path.exists():
+        with csv_path.open(newline="") as fh:
+            reader = csv.DictReader(fh)
+            if reader.fieldnames != EVAL_FIELDS:
+                rows = list(reader)
+    mode = "w" if rows or not csv_path.exists() else "a"
+    with csv_path.open(mode, newline="") as fh:
+        w = csv.DictWriter(fh, EVAL_FIELDS, restval="")
+        if mode == "w":
+            w.writeheader()
+        w.writerows(rows)
+        for r in results:
+            w.writerow({"env_steps": step, "wall_s": round(wall_s, 1), **r})
+    line = "  ".join(f"vs {r['opponent']}: win {r['win_rate']:.2f} margin {r['margin']:+.1f}"
+                     f"±{1.96 * r['margin_se']:.1f}" for r in results)
+    bad = [r for r in results if r["forfeits"]]
+    if bad:
+        line += "".join(f"\nWARNING: {r['forfeits']} forfeited hand(s) against {r['opponent']}, "
+                        f"this evaluation is not a measurement (first: {r['first_forfeit']})"
+                        for r in bad)
+    return line
 
 
 def plot_curve(csv_path: Path, png_path: Path) -> None:
@@ -413,20 +447,13 @@ def make_callback(venv, pool, args, run: Path, state: dict):
         t = time.time()
         results = evaluate(path, args, eval_opps, args.eval_deals)
         csv_path = run / "eval.csv"
-        new = not csv_path.exists()
-        with csv_path.open("a", newline="") as fh:
-            w = csv.DictWriter(fh, EVAL_FIELDS)
-            if new:
-                w.writeheader()
-            for r in results:
-                w.writerow({"env_steps": n, "wall_s": round(time.time() - start_time + state["wall_before"], 1), **r})
-                logger.record(f"eval/{r['opponent']}/win_rate", r["win_rate"])
-                logger.record(f"eval/{r['opponent']}/margin", r["margin"])
-        line = "  ".join(f"vs {r['opponent']}: win {r['win_rate']:.2f} margin {r['margin']:+.1f}±{1.96 * r['margin_se']:.1f}"
-                         for r in results)
+        line = record_evaluation(csv_path, n, time.time() - start_time + state["wall_before"], results)
+        for r in results:
+            logger.record(f"eval/{r['opponent']}/win_rate", r["win_rate"])
+            logger.record(f"eval/{r['opponent']}/margin", r["margin"])
         print(f"\n[eval @ {n} steps, {time.time() - t:.0f}s] {line}", file=sys.stderr, flush=True)
         key = results[-1]["margin"]
-        if state.get("best_margin") is None or key > state["best_margin"]:
+        if not results[-1]["forfeits"] and (state.get("best_margin") is None or key > state["best_margin"]):
             state["best_margin"] = key
             state["best_steps"] = n
             save_policy(run / "best.pt", export_actor(model, args), policy_meta(venv, args, n))

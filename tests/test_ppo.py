@@ -290,3 +290,34 @@ def test_every_shipped_policy_has_a_model_card():
         assert variant_info(meta["variant"]).title in text
         for field in ("| variant |", "| how trained |", "| compute |", "## Strength", "## Reproduce"):
             assert field in text, (name, field)
+
+
+def test_an_evaluation_with_forfeits_says_so_and_upgrades_old_eval_files(tmp_path):
+    """A baseline that crashes forfeits its hands to a random stand-in, which inflates the
+    margin (a trainer whose agents' code was edited under it did this: +29.6 a deal where
+    the policy scores +6.3): the evaluation counts the forfeits, ``eval.csv`` records them
+    (a file of the old columns is rewritten with the new header), the line warns, and the
+    trainers keep such an evaluation out of ``best.pt``."""
+    from types import SimpleNamespace
+
+    from experiments.train_ppo import EVAL_FIELDS, evaluate, record_evaluation
+
+    args = SimpleNamespace(variant="mountain", variant_options="{}", eval_seed=3)
+    policy = Path(__file__).resolve().parents[1] / "agents" / "policies" / "mountain.pt"
+    results = evaluate(policy, args, ["test_byo_agents:Raises"], 2)
+    assert results[0]["forfeits"] >= 2          # it crashes in every play of both deals
+    assert "RuntimeError: lost my place" in results[0]["first_forfeit"]
+    clean = evaluate(policy, args, ["greedy"], 1)
+    assert clean[0]["forfeits"] == 0 and clean[0]["first_forfeit"] == ""
+    csv_path = tmp_path / "eval.csv"
+    csv_path.write_text("env_steps,wall_s,opponent,deals,win_rate,margin,margin_se\n"
+                        "5,1.0,greedy,2,0.5,0.0,1.0\n")
+    line = record_evaluation(csv_path, 10, 2.0, results + clean)
+    assert "WARNING: " in line and "not a measurement" in line and "against greedy" not in line
+    with csv_path.open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert list(rows[0]) == EVAL_FIELDS
+    assert [r["env_steps"] for r in rows] == ["5", "10", "10"]
+    assert rows[0]["forfeits"] == "" and rows[1]["forfeits"] == str(results[0]["forfeits"])
+    assert "WARNING" not in record_evaluation(csv_path, 20, 3.0, clean)
+    assert len(csv_path.read_text().splitlines()) == 5

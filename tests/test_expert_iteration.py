@@ -287,7 +287,7 @@ def test_netsearch_refuses_a_network_of_another_variant(tmp_path):
     (["--temperature", "0"], "positive number"),
     (["--variant-options", "{\"no_such_option\": 1}"], "--variant-options"),
     (["--variant", "gin", "--obs-features", "solver"],
-     "--obs-features: obs_features='solver' is not available for variant 'gin'; supported: mountain"),
+     "--obs-features: obs_features='solver' is not available for variant 'gin'; supported: crazy, german, mountain"),
     (["--init-policy", "x.pt", "--resume"], "--init-policy with --resume"),
 ])
 def test_bad_flags_are_one_line_usage_errors(flags, message, capsys):

@@ -187,7 +187,7 @@ def test_old_checkpoints_resume_without_obs_features(tmp_path):
     (["--variant", "robbers", "--opponents", "playout:1"], "no playout policy"),
     (["--kickstart-coef", "-1"], "expected a number >= 0"),
     (["--obs-features", "magic"], "invalid choice"),
-    (["--variant", "gin", "--obs-features", "solver"], "not available for variant 'gin'; supported: mountain"),
+    (["--variant", "gin", "--obs-features", "solver"], "not available for variant 'gin'; supported: crazy, german, mountain"),
     (["--variant", "robbers", "--opponents", "self:1", "--kickstart-coef", "1"],
      "--kickstart-teacher playout: "),
     (["--kickstart-coef", "1", "--kickstart-teacher", "no_such_agent"], "--kickstart-teacher 'no_such_agent'"),

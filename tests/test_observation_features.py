@@ -379,7 +379,7 @@ def encode_of(variant, states, players, obs_features="solver", dtype=np.float32)
 
 
 def test_german_default_view_is_unchanged_and_the_block_has_its_size():
-    """obs_features="none" stays the plain 6,417-value German view (1,953 Crazy); the
+    """obs_features="none" stays the plain 6,417-value German view (2,125 Crazy); the
     solver block appends the German layout's values."""
     for name, v in GERMANS.items():
         plain = O.observation_layout(v).size

@@ -426,13 +426,16 @@ def test_default_view_of_every_variant_is_unchanged(name):
 @pytest.mark.parametrize("name", ["mountain", "german", "crazy"])
 def test_block_is_equal_on_the_true_state_and_the_public_state(name, request):
     """Every variant with a block: equal for every seat on the true state and on that
-    seat's ``public_state()`` (hidden cards dealt anew in card-id order, the stock blanked)."""
+    seat's ``public_state()`` (hidden cards dealt anew in card-id order, the stock blanked);
+    encoding leaves the state as it was."""
     v = make_variant(name)
     view = O.observation_layout(v).size
     checked = 0
     for g in positions_of(name, request):
         for p in range(v.spec.num_players):
+            before = g.states.tobytes()
             true = encode_of(v, g.states, [p])[0]
+            assert g.states.tobytes() == before
             public = encode_of(v, player_view(g, 0, p).public_state(), [p])[0]
             assert np.array_equal(true[view:], public[view:])
             checked += 1

@@ -7,7 +7,7 @@ MaskablePPO) stays the simple path with every extra (warm start, hints, guards, 
 * Env: ``<variant>.vector_env(--num-envs)`` with int8 observations and no copies; one
   episode is one hand; the learner's seat rotates; reward = hand-point margin x
   ``--reward-scale``. Any variant with a vector env works. ``--obs-features solver``
-  appends the meld solver's feature block (``docs/observation.md``; Mountain) to every
+  appends the meld solver's feature block (``docs/observation.md``; Mountain, German, Crazy) to every
   observation, the opponents' included; it is recorded in the policy and fixed for a run.
 * Policy: the actor is :func:`agents.ppo_nets.build_actor` (the :mod:`agents.ppo` format)
   and a critic of the same widths. Masking: the softmax runs over each row's legal actions
@@ -161,7 +161,8 @@ def add_obs_features(group) -> None:
     :func:`checked_variant_and_net`)."""
     group.add_argument("--obs-features", choices=OBS_FEATURES, default="none",
                        help="feature block appended to the observation: solver = the meld "
-                            "solver's values of each choice (docs/observation.md; Mountain); "
+                            "solver's values of each choice (docs/observation.md; Mountain, "
+                            "German, Crazy); "
                             "recorded in the policy")
 
 

@@ -8,7 +8,9 @@ encoder can use them too (the package never imports ``agents``).
 :func:`encode_solver_features` appends, per observation, the values those choices hinge on,
 computed from the observing player's information only (its hand, the discard pile, the
 table melds, public counts; never a hidden card): the ``obs_features="solver"`` block of
-``docs/observation.md`` ("Solver features"). Mountain only (:data:`FEATURE_SPECS`).
+``docs/observation.md`` ("Solver features"). German and Crazy Rummy have a block of their
+own (:mod:`mountain_rummy_env.german_features`, the German rules player's questions); the
+functions here dispatch by spec type (:data:`FEATURE_SPECS`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from numba import njit
 
 from .config import ConfigError
 from .core import batch, rules
+from .core.german import GermanSpec
 from .core.spec import Spec, spec_class_of, spec_of
 from .core.state import (
     LOC_HAND, MELD_EMPTY, PHASE_PLAY, PHASE_RESPONSE,
@@ -272,20 +275,30 @@ FEATURE_SCALAR_NAMES = ("holds", "can_end", "points", "deadwood", "end_deadwood"
 SIGNED_FEATURES = ("discard_cost", "take_gain", "points")
 SCALED_FEATURES = ("discard_cost", "take_gain", "points", "deadwood", "end_deadwood")
 
-# spec types with a solver feature block: the variants that may use obs_features="solver"
-FEATURE_SPECS = {Spec: "mountain"}
+# spec types with a solver feature block, and the variants of that type: the variants that
+# may use obs_features="solver" (German and Crazy share GermanSpec and the German block)
+FEATURE_SPECS = {Spec: ("mountain",), GermanSpec: ("crazy", "german")}
 
 
 def check_solver_features(variant) -> None:
     """A ``ConfigError`` naming the supported variants when ``variant`` has no solver block."""
     if spec_class_of(variant.spec) not in FEATURE_SPECS:
+        names = sorted(n for names in FEATURE_SPECS.values() for n in names)
         raise ConfigError(f"obs_features='solver' is not available for variant {variant.name!r}; "
-                          f"supported: {', '.join(sorted(FEATURE_SPECS.values()))}")
+                          f"supported: {', '.join(names)}")
+
+
+def _is_german(variant) -> bool:
+    return spec_class_of(variant.spec) is GermanSpec
 
 
 def feature_layout(variant) -> list[tuple[str, int, int]]:
-    """``(name, offset, length)`` of every part of the solver block (offsets from its start)."""
+    """``(name, offset, length)`` of every part of the solver block (offsets from its start):
+    Mountain's below, German's and Crazy's :func:`german_features.german_layout`."""
     check_solver_features(variant)
+    if _is_german(variant):
+        from .german_features import german_layout
+        return german_layout(variant)
     F, C = JOKER_FACE + 1, int(variant.spec.num_cards)
     rows, off = [], 0
     for name in FEATURE_BLOCK_NAMES:
@@ -311,11 +324,17 @@ def _feature_mask(variant, names) -> np.ndarray:
 
 def signed_features(variant) -> np.ndarray:
     """Bool mask of the block's features that may be negative."""
+    if _is_german(variant):
+        from .german_features import GERMAN_SIGNED
+        return _feature_mask(variant, GERMAN_SIGNED)
     return _feature_mask(variant, SIGNED_FEATURES)
 
 
 def scaled_features(variant) -> np.ndarray:
     """Bool mask of the block's scaled (non-binary) features."""
+    if _is_german(variant):
+        from .german_features import GERMAN_SCALED
+        return _feature_mask(variant, GERMAN_SCALED)
     return _feature_mask(variant, SCALED_FEATURES)
 
 
@@ -426,13 +445,27 @@ class SolverFeatures:
         check_solver_features(variant)
         self.variant = variant
         self.size = feature_size(variant)
-        self.tables = solver_tables(variant)
-        self.mask = np.zeros(variant.num_actions, np.int8)
         self.scratch = np.zeros(rules.SCRATCH_RECORDS, dtype=variant.dtype)
+        self.german = _is_german(variant)
+        if self.german:      # the German rules player's parameters, meld order, workspace
+            from .german_player import credit_order, rules_params
+            from .solver import make_workspace
+            self.params = rules_params(variant.name)
+            self.order = credit_order(variant)
+            self.ws = make_workspace(variant.spec.num_templates)
+        else:
+            self.tables = solver_tables(variant)
+            self.mask = np.zeros(variant.num_actions, np.int8)
 
     def __call__(self, states, players, out, offset):
-        encode_solver_features(states, self.variant.spec_ref, np.asarray(players, np.int64),
-                               self.tables, self.mask, self.scratch, out, offset)
+        players = np.asarray(players, np.int64)
+        if self.german:
+            from .german_features import encode_german_features
+            encode_german_features(states, self.variant.spec_ref, players, self.params,
+                                   self.scratch, self.ws, self.order, out, offset)
+        else:
+            encode_solver_features(states, self.variant.spec_ref, players, self.tables,
+                                   self.mask, self.scratch, out, offset)
 
 
 _FEATURES: dict = {}

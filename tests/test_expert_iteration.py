@@ -182,6 +182,21 @@ def test_netsearch_features_without_a_network_and_against_one(tmp_path):
             make_agent(spec, seed=0, variant="mountain")
 
 
+def test_netsearch_with_a_german_solver_network_plays_and_records_the_block(tmp_path):
+    """German at 4 seats: a network of the solver block (6,417 + 439 inputs) guides the
+    search, which plays legally and records observations with the German block."""
+    opts, others = TABLES["german"]
+    german = make_variant("german", **opts)
+    width = observation_size(german, "solver")
+    assert width == observation_size(german) + 439
+    path = random_net(tmp_path / "solver.pt", german, features="solver")
+    learner = make_agent(f"netsearch:path={path},budget=4", seed=0, variant="german")
+    learner.recorder = []
+    seats = [Checked(make_agent(s, seed=k, variant="german")) for k, s in enumerate(others)]
+    play_hand(Game(german, 1), [Checked(learner)] + seats, seed=11)
+    assert learner.recorder and {r[0].shape for r in learner.recorder} == {(width,)}
+
+
 def selfplay_run(run_dir):
     """A selfplay_ppo run of 2 updates on a 32-wide network (its checkpoint holds the critic)."""
     from experiments import selfplay_ppo
@@ -287,7 +302,7 @@ def test_netsearch_refuses_a_network_of_another_variant(tmp_path):
     (["--temperature", "0"], "positive number"),
     (["--variant-options", "{\"no_such_option\": 1}"], "--variant-options"),
     (["--variant", "gin", "--obs-features", "solver"],
-     "--obs-features: obs_features='solver' is not available for variant 'gin'; supported: mountain"),
+     "--obs-features: obs_features='solver' is not available for variant 'gin'; supported: crazy, german, mountain"),
     (["--init-policy", "x.pt", "--resume"], "--init-policy with --resume"),
 ])
 def test_bad_flags_are_one_line_usage_errors(flags, message, capsys):

@@ -147,6 +147,27 @@ def test_tiny_run_with_solver_features_trains_resumes_and_plays(tmp_path, legali
     assert row["outcome"] in (0, 0.5, 1)
 
 
+def test_tiny_german_run_with_solver_features_trains_and_its_policy_plays(tmp_path, legality):
+    """German Rummy at 4 seats, --obs-features solver: the network reads the padded view
+    with the German block (6,417 + 439 values, recorded in the policy), and policy.pt plays
+    a tournament deal (every seat order) against greedy as ppo:path=..."""
+    from experiments.tournament import play_table
+    from mountain_rummy_env import make_variant
+    from mountain_rummy_env.envs.observation import observation_size
+
+    run = tmp_path / "run"
+    flags = ["--obs-features", "solver", "--precision", "fp32", "--kickstart-coef", "1"]
+    first = sp.main(tiny(run, "german", *flags))
+    assert first["env_steps"] == 256 and all(math.isfinite(v) for v in first["last_update"].values())
+    assert legality["learner"] == 256 and legality["opponent"] > 0
+    meta = json.loads((run / "policy.json").read_text())
+    assert meta["obs_features"] == "solver"
+    assert meta["observation_size"] == observation_size(make_variant("german"), "solver") > 6417
+    cfg = {"variant": "german", "variant_options": {}, "seed": 0}
+    row = play_table(cfg, (f"ppo:path={run / 'policy.pt'}", "greedy", "greedy", "greedy"), 0)
+    assert len(row["hands"]) == 4 and not row.get("forfeits")
+
+
 def test_old_checkpoints_resume_without_obs_features(tmp_path):
     """A checkpoint written before --obs-features existed (no such flag recorded) resumes as
     'none', and a policy file without the key plays the plain view."""
@@ -187,7 +208,7 @@ def test_old_checkpoints_resume_without_obs_features(tmp_path):
     (["--variant", "robbers", "--opponents", "playout:1"], "no playout policy"),
     (["--kickstart-coef", "-1"], "expected a number >= 0"),
     (["--obs-features", "magic"], "invalid choice"),
-    (["--variant", "gin", "--obs-features", "solver"], "not available for variant 'gin'; supported: mountain"),
+    (["--variant", "gin", "--obs-features", "solver"], "not available for variant 'gin'; supported: crazy, german, mountain"),
     (["--variant", "robbers", "--opponents", "self:1", "--kickstart-coef", "1"],
      "--kickstart-teacher playout: "),
     (["--kickstart-coef", "1", "--kickstart-teacher", "no_such_agent"], "--kickstart-teacher 'no_such_agent'"),

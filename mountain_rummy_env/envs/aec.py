@@ -52,7 +52,7 @@ mask of an agent that is not to act is all zeros; its observation is still its o
 `obs_dtype="float32"` (default) gives values in [-1, 1]; `"int8"` a quarter of the memory:
 binary features 0/1 as before, the scaled ones as `round(127 x)`
 (`observation.observation_scale` turns them back). `obs_features="solver"` appends the solver
-feature block (`docs/observation.md`, Mountain, flat layout). Observations are encoded only when asked
+feature block (`docs/observation.md`; Mountain, German, Crazy; flat layout). Observations are encoded only when asked
 for (`observe`, `last`) and kept until the next `step` or `reset`: asking again in the same
 step returns the same arrays (copy them before changing them in place).
 

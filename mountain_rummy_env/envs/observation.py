@@ -36,7 +36,8 @@ clairvoyant encoding from seat 0, the full state for centralised critics.
 
 ``obs_features`` (:data:`OBS_FEATURES`, default ``"none"``: the view above, unchanged)
 ``"solver"`` appends the solver feature block of :mod:`mountain_rummy_env.solver_features`
-(Mountain only) after the player view: :func:`observation_size`, :func:`observation_bounds`,
+(Mountain; German and Crazy Rummy have their own, :mod:`mountain_rummy_env.german_features`)
+after the player view: :func:`observation_size`, :func:`observation_bounds`,
 :func:`scaled_features` and :func:`observation_scale` take the same option, and
 :func:`encode_views` writes both parts.
 """
@@ -67,7 +68,8 @@ OBS_DTYPES = ("float32", "int8")
 INT8_SCALE = 127
 
 # feature blocks appended to the player view: "none" (the plain view) or "solver" (the meld
-# solver's values of the player's choices, mountain_rummy_env.solver_features; Mountain)
+# solver's values of the player's choices, mountain_rummy_env.solver_features; Mountain,
+# German and Crazy)
 OBS_FEATURES = ("none", "solver")
 
 # ---- card planes (width C) -----------------------------------------------------------

@@ -18,7 +18,7 @@ or ``info``-free masking. ``env.unwrapped.variant.action_text(a)`` names an acti
 ``Box`` float32 of the flat player view (``docs/observation.md``), or ``(rows, C)`` with
 ``observation_layout="planes"``; ``obs_dtype="int8"`` gives the compact int8 encoding (a
 quarter of the memory, scaled features as ``round(127 x)``); ``obs_features="solver"``
-appends the solver feature block (Mountain, flat layout). Only what the agent's seat may
+appends the solver feature block (Mountain, German, Crazy; flat layout). Only what the agent's seat may
 know.
 
 ## Rewards

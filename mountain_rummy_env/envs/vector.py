@@ -32,8 +32,8 @@ opponent policy, so the learner sees ordinary single-agent batches:
 * ``single_observation_space = Box(low, high, (observation_size,), float32)`` (``obs_dtype=
   "int8"`` gives the compact int8 encoding, a quarter of the memory: binary features 0/1,
   scaled ones ``round(127 x)`` in [-127, 127]; ``observation.observation_scale`` turns it back).
-  ``obs_features="solver"`` appends the solver feature block (``docs/observation.md``,
-  Mountain) to every observation, the opponent callable's included; default ``"none"``.
+  ``obs_features="solver"`` appends the solver feature block (``docs/observation.md``;
+  Mountain, German, Crazy) to every observation, the opponent callable's included; default ``"none"``.
 * ``infos["action_mask"]``: ``(N, num_actions)`` int8, and :meth:`action_masks` returns the
   same as bool (sb3-contrib's convention).
 

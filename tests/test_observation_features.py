@@ -292,45 +292,6 @@ def test_unknown_or_unsupported_obs_features_are_one_line_errors():
         mountain_rummy_v0.env(observation_layout="planes", obs_features="solver")
 
 
-def test_envs_append_the_block():
-    """The vector env (learner and opponent callable), the AEC env and the single-agent
-    env give the view with the block, equal to :func:`encode_views`, inside their spaces."""
-    from mountain_rummy_env import mountain_rummy_v0
-
-    seen = []
-
-    def opponent(obs, masks):
-        seen.append(obs.copy())
-        return np.array([np.flatnonzero(m)[0] for m in masks])
-
-    env = mountain_rummy_v0.vector_env(8, seed=3, opponent=opponent, obs_dtype="int8",
-                                       obs_features="solver")
-    obs, info = env.reset()
-    assert obs.shape == (8, O.observation_size(VARIANT, "solver")) and obs.dtype == np.int8
-    rng = np.random.default_rng(0)
-    for _ in range(30):
-        assert obs in env.observation_space
-        assert np.array_equal(obs, encode(env.game.states, env._learner, dtype=np.int8))
-        acts = [int(rng.choice(np.flatnonzero(m))) for m in info["action_mask"]]
-        obs, _, _, _, info = env.step(acts)
-    assert seen and all(o.shape[1] == obs.shape[1] for o in seen)
-
-    aec = mountain_rummy_v0.env(obs_features="solver")
-    aec.reset(seed=4)
-    for _ in range(40):
-        agent = aec.agent_selection
-        o = aec.observe(agent)["observation"]
-        assert o in aec.observation_space(agent)["observation"]
-        assert np.array_equal(o, encode(aec.game.states, [aec.possible_agents.index(agent)])[0])
-        obs_, _, term, trunc, _ = aec.last()
-        aec.step(None if term or trunc else int(np.flatnonzero(obs_["action_mask"])[0]))
-        if not aec.agents:
-            break
-    single = mountain_rummy_v0.SingleAgentEnv(obs_features="solver")
-    o, _ = single.reset(seed=1)
-    assert o.shape == (O.observation_size(VARIANT, "solver"),) and o in single.observation_space
-
-
 # --------------------------------------------------------------------------------------
 # German and Crazy Rummy: the block of mountain_rummy_env/german_features.py (the German
 # rules player's questions: GE-5 opening, discard scores, takes, layoffs, feeding)
@@ -605,14 +566,15 @@ def test_german_block_is_the_rules_players_values(name, german_games):
     assert opened_seen > 0
 
 
-@pytest.mark.parametrize("name", ["german", "crazy"])
-def test_german_envs_append_the_block(name):
-    """The 4-seat vector env (learner and opponent callable), the AEC env and the single-
-    agent env give the view with the German block, equal to :func:`encode_views`."""
+@pytest.mark.parametrize("name", ["mountain", "german", "crazy"])
+def test_envs_append_the_block(name):
+    """The vector env (learner and opponent callable), the AEC env and the single-agent
+    env give the view with the variant's block, equal to :func:`encode_views`, inside
+    their spaces."""
     import importlib
 
     module = importlib.import_module(f"mountain_rummy_env.{name}_rummy_v0")
-    v = GERMANS[name]
+    v = GERMANS.get(name, VARIANT)
     seen = []
 
     def opponent(obs, masks):

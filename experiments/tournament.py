@@ -536,6 +536,48 @@ def result_sink(path, total: int, *, desc: str, unit: str, progress: bool = True
                 bar.close()
 
 
+@contextmanager
+def writer_lock(out: Path):
+    """Hold ``out/.lock`` exclusively while this run writes the folder: a second
+    tournament into the same folder (two processes appending the same deals) is a
+    :class:`RunFolderError` naming the first one's pid. The lock (``flock``) ends with the
+    process, so a killed run leaves none behind; without ``fcntl`` (Windows) nothing is
+    locked."""
+    try:
+        import fcntl
+    except ImportError:     # pragma: no cover - not POSIX
+        yield
+        return
+    with (out / ".lock").open("a+") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            fh.seek(0)
+            holder = fh.read().strip() or "unknown"
+            raise RunFolderError(f"{out} is being written by another tournament (pid {holder}); "
+                                 "wait for it to finish or choose another output folder") from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"{os.getpid()}\n")
+        fh.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def unique_rows(rows) -> list[dict]:
+    """``rows`` with each (table, deal) once, the first written kept (a folder two runs
+    once wrote at the same time holds some deals twice)."""
+    seen, out = set(), []
+    for r in rows:
+        k = row_key(r)
+        if k not in seen:
+            seen.add(k)
+            out.append(r)
+    return out
+
+
 def run_tournament(cfg: TournamentConfig, out_dir=None, *, resume: bool = True,
                    progress: bool = True, max_jobs: int | None = None) -> list[dict]:
     """Play the missing deals of ``cfg`` into ``out_dir/results.jsonl`` (default
@@ -549,6 +591,13 @@ def run_tournament(cfg: TournamentConfig, out_dir=None, *, resume: bool = True,
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise RunFolderError(f"cannot create the output folder {out}: {err.strerror}") from None
+    with writer_lock(out):
+        return _run_locked(cfg, out, old, resume, progress, max_jobs)
+
+
+def _run_locked(cfg: TournamentConfig, out: Path, old, resume: bool, progress: bool,
+                max_jobs: int | None) -> list[dict]:
+    """:func:`run_tournament` once the folder is checked, made and locked."""
     path = out / RESULTS
     if not resume:
         for name in (RESULTS, *REPORT_FILES):
@@ -578,8 +627,7 @@ def run_tournament(cfg: TournamentConfig, out_dir=None, *, resume: bool = True,
                 for row in pool.imap_unordered(_play_job, args, chunksize=1):
                     sink(row)
     wanted = set(cfg.jobs())
-    rows = [r for r in load_results(path) if r.get("variant") == vkey and row_key(r) in wanted]
-    return rows
+    return unique_rows(r for r in load_results(path) if r.get("variant") == vkey and row_key(r) in wanted)
 
 
 # -- the report --------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import shutil
 import subprocess
@@ -82,6 +83,32 @@ def test_resume_plays_only_missing_deals(tmp_path):
     assert len(load_results(tmp_path / "results.jsonl")) == 4  # nothing replayed
     assert {r["deal"] for r in rows} == {5, 6, 7, 8}
     assert len(run_tournament(cfg, tmp_path, progress=False)) == 4
+
+
+def test_a_folder_being_written_is_refused_and_twice_written_deals_count_once(tmp_path):
+    """Two tournaments into one folder at the same time appended the same deals twice
+    (it happened: a report counted 600 results for 300 deals). The second is refused while
+    the first holds the folder's lock, naming its pid; the rows of a folder that holds a
+    deal twice count it once."""
+    import fcntl
+
+    cfg = _cfg()
+    run_tournament(cfg, tmp_path, progress=False, max_jobs=1)
+    with open(tmp_path / ".lock", "a+") as fh:          # another writer holds the folder
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fh.truncate(0)
+        fh.write("4242\n")
+        fh.flush()
+        with pytest.raises(RunFolderError, match=r"being written by another tournament \(pid 4242\)"):
+            run_tournament(cfg, tmp_path, progress=False)
+    assert len(load_results(tmp_path / "results.jsonl")) == 1
+    rows = run_tournament(cfg, tmp_path, progress=False)   # free again: it resumes
+    assert len(rows) == 4
+    with open(tmp_path / "results.jsonl", "a") as fh:        # a deal written twice
+        fh.write(json.dumps(rows[0]) + "\n")
+    again = run_tournament(cfg, tmp_path, progress=False)
+    assert len(load_results(tmp_path / "results.jsonl")) == 5
+    assert sorted(r["deal"] for r in again) == [5, 6, 7, 8]
 
 
 def test_ladder_schedule_plays_adjacent_pairs_only():

@@ -314,11 +314,12 @@ class Game:
         out = []                                       # made for every decision
         for m in np.flatnonzero(kinds != MELD_EMPTY):
             cards = [c for c in slots[m].tolist() if c >= 0]
+            faces = shown[cards].tolist()
             out.append({"slot": int(m), "founder": int(founders[m]),
                         "kind": MELD_KIND_NAMES[int(kinds[m])],
                         "cards": cards,
-                        "text": [self._shown_text(c, int(shown[c])) for c in cards],
-                        "faces": shown[cards].tolist(),
+                        "text": [self._shown_text(c, f) for c, f in zip(cards, faces)],
+                        "faces": faces,
                         "owners": owner[cards].tolist()})
         return out
 

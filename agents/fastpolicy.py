@@ -41,8 +41,7 @@ from mountain_rummy_env.solver_features import (
     solver_tables,
 )
 from mountain_rummy_env.core.state import EVENT_NONE, LOC_HAND, PHASE_DRAW, PHASE_RESPONSE
-
-from .german_policy import credit_order, german_action, rules_params
+from mountain_rummy_env.german_player import credit_order, german_action, rules_params
 
 NUM_RANKS = 13
 
@@ -229,7 +228,7 @@ def gin_action(s, spec, mask, tables):
 @njit(cache=True)
 def german_playout_action(s, spec, mask, tables):
     """German's or Crazy's playout action for the current player of ``s``:
-    :func:`agents.german_policy.german_action` under ``tables`` = (params, scratch records,
+    :func:`mountain_rummy_env.german_player.german_action` under ``tables`` = (params, scratch records,
     solver workspace, meld order) from :func:`rollout_tables`; ``mask`` is not read."""
     params, work, ws, order = tables
     return german_action(s, spec, params, work, ws, order)

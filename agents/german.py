@@ -14,12 +14,10 @@ import numpy as np
 
 from mountain_rummy_env.core.rules import SCRATCH_RECORDS
 from mountain_rummy_env.core.state import PHASE_DRAW
+from mountain_rummy_env.german_player import GREEDY, RULES_PARAM_TYPES, credit_order, rules_params
 
 from .base import Agent, register
-from .german_policy import (
-    GREEDY, RULES_PARAM_TYPES, choose, credit_order, discard_scores_of, play_out, rules_params,
-    settle_hands,
-)
+from .german_policy import choose, discard_scores_of, play_out, settle_hands
 from .search import MonteCarloSearch, determinise
 
 __all__ = ["GermanGreedyAgent", "GermanRulesAgent", "GermanSearchAgent"]
@@ -97,7 +95,7 @@ class GermanRulesAgent(GermanPolicyAgent):
     lay off or complete a natural meld, and discards by hand value against what a card is
     worth keeping and the risk of feeding the next seat (:mod:`agents.german_policy`).
     Parameters not given take the defaults of the variant played
-    (:data:`agents.german_policy.RULES_DEFAULTS`)."""
+    (:data:`mountain_rummy_env.german_player.RULES_DEFAULTS`)."""
 
     name = "rules"
 

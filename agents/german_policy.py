@@ -45,13 +45,7 @@ from mountain_rummy_env.solver import make_workspace
 
 # The decisions themselves live in the env package (mountain_rummy_env/german_player.py), so
 # the observation's solver features can ask the rules player's questions too.
-from mountain_rummy_env.german_player import (  # noqa: F401  (re-exported: the policy's parts)
-    JOKER_FACE, NUM_RANKS, P_RULES, P_KEEP, P_OPEN_VALUE, P_FEED_LAYOFF, P_FEED_KNOWN,
-    P_DANGER, P_DANGER_VALUE, P_CASH, P_ARRANGE, P_SWAP_FIRST, N_PARAMS, GREEDY,
-    RULES_DEFAULTS, RULES_PARAM_TYPES, rules_params, credit_order, _related, _in_partial,
-    _layable, _hand_sizes, _danger, _joins, _draw, _arranged_first, _meld, _layoff, _swap,
-    discard_scores, seat_discard_scores, _discard, german_action,
-)
+from mountain_rummy_env.german_player import JOKER_FACE, discard_scores, german_action
 
 
 @njit(cache=True)

@@ -4,8 +4,8 @@ players of :mod:`agents.german`; the policy is described in ``agents/german_poli
 They live in the env package so the observation's solver feature block
 (:mod:`mountain_rummy_env.german_features`, ``obs_features="solver"``) can ask the same
 questions the rules player decides by (the package never imports ``agents``);
-:mod:`agents.german_policy` re-exports them and adds the batch entry points, the playouts
-and the determinisation.
+:mod:`agents.german_policy` adds the batch entry points, the playouts and the
+determinisation; callers import the decisions from here.
 """
 from __future__ import annotations
 

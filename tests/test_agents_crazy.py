@@ -10,7 +10,8 @@ import pytest
 
 from agents import make_agent
 from agents.german import _Compiled
-from agents.german_policy import GREEDY, choose, play_out, rules_params
+from agents.german_policy import choose, play_out
+from mountain_rummy_env.german_player import GREEDY, rules_params
 from experiments.ladder import compare, deal_margins, dealt_states, policy_margins
 from experiments.play import play_hand
 from mountain_rummy_env import Game, make_variant, player_view

@@ -10,7 +10,8 @@ import pytest
 
 from agents import make_agent
 from agents.german import GermanGreedyAgent, GermanRulesAgent, GermanSearchAgent, _Compiled
-from agents.german_policy import GREEDY, _should_have_placed, play_out, rules_params, settle_hands
+from agents.german_policy import _should_have_placed, play_out, settle_hands
+from mountain_rummy_env.german_player import GREEDY, rules_params
 from agents.search import determinise
 from experiments.ladder import compare, deal_margins, dealt_states, policy_margins
 from experiments.play import play_hand

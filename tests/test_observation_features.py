@@ -18,6 +18,7 @@ from agents import fastpolicy as fp
 from agents import german_policy as gp
 from mountain_rummy_env import Game, make_variant
 from mountain_rummy_env import german_features as GF
+from mountain_rummy_env import german_player as GP
 from mountain_rummy_env.config import ConfigError
 from mountain_rummy_env.core import german as core_german
 from mountain_rummy_env.core.rules import SCRATCH_RECORDS, card_face_now
@@ -303,9 +304,9 @@ def german_positions(variant, n, seed):
     """Positions (``Game`` of one) of 4-seat hands played by the compiled rules player with
     some random moves: openings, melds on the table, known cards, every phase."""
     rng = np.random.default_rng(seed)
-    params = gp.rules_params(variant.name)
+    params = GP.rules_params(variant.name)
     work = np.zeros(SCRATCH_RECORDS, dtype=variant.dtype)
-    order = gp.credit_order(variant)
+    order = GP.credit_order(variant)
     out = []
     g = Game(variant, 1)
     while len(out) < n:
@@ -438,9 +439,9 @@ def test_german_block_is_the_rules_players_values(name, german_games):
     spec = v.spec
     view = O.observation_layout(v).size
     lay = {n: (off, k) for n, off, k in SF.feature_layout(v)}
-    params = gp.rules_params(name)
+    params = GP.rules_params(name)
     work = np.zeros(SCRATCH_RECORDS, dtype=v.dtype)
-    order = gp.credit_order(v)
+    order = GP.credit_order(v)
     ws = make_workspace(spec.num_templates)
     values = spec.solver_values
     kinds = set()
@@ -460,7 +461,7 @@ def test_german_block_is_the_rules_players_values(name, german_games):
             counts, once, twice, nj = _german_hand(v, s, p)
             held = np.flatnonzero(counts)
             scores = np.empty(F)
-            gp.seat_discard_scores(s, spec, p, params, scores)
+            GP.seat_discard_scores(s, spec, p, params, scores)
             if p == s["current"]:
                 assert np.array_equal(scores, gp.discard_scores_of(g.states, v.spec_ref, params))
             want = np.where(np.isfinite(scores), np.clip(scores / 100, -1, 1), 0)
@@ -491,19 +492,19 @@ def test_german_block_is_the_rules_players_values(name, german_games):
             known = [int(spec.card_face[c]) for c in np.flatnonzero(s["loc"] == LOC_HAND + nq)
                      if s["public"][c] and card_face_now(s, spec, c) != 52]
             for f in range(52):
-                layable = gp._layable(s, spec, f)
+                layable = GP._layable(s, spec, f)
                 assert blk("layable")[f] == layable
-                assert blk("in_partial")[f] == (counts[f] > 0 and gp._in_partial(f, counts))
-                joins = gp._joins(s, spec, f, np.uint64(once), nj, counts, True)
+                assert blk("in_partial")[f] == (counts[f] > 0 and GP._in_partial(f, counts))
+                joins = GP._joins(s, spec, f, np.uint64(once), nj, counts, True)
                 assert blk("joins")[f] == (layable or joins)
-                risk = (params[gp.P_FEED_LAYOFF] if s["placed_before"][nq] and layable else 0.0)
-                risk += sum(params[gp.P_FEED_KNOWN] * gp._related(f, k) for k in known)
+                risk = (params[GP.P_FEED_LAYOFF] if s["placed_before"][nq] and layable else 0.0)
+                risk += sum(params[GP.P_FEED_KNOWN] * GP._related(f, k) for k in known)
                 assert blk("feed_risk")[f] == pytest.approx(min(risk / 32, 1), abs=1e-6)
-            assert blk("joins")[52] == gp._joins(s, spec, 52, np.uint64(once), nj, counts, True)
-            danger = gp._danger(s, spec, p, params)
+            assert blk("joins")[52] == GP._joins(s, spec, 52, np.uint64(once), nj, counts, True)
+            danger = GP._danger(s, spec, p, params)
             assert scal("danger") == danger
             assert scal("cash") == (len(np.flatnonzero(s["loc"] == LOC_HAND + p))
-                                    <= params[gp.P_CASH] or danger)
+                                    <= params[GP.P_CASH] or danger)
             # GE-5: opened, can open, the margin to 40
             opened = bool(s["placed_before"][p])
             opened_seen += opened
@@ -522,7 +523,7 @@ def test_german_block_is_the_rules_players_values(name, german_games):
                 assert scal("top_joins") == scal("top_opens") == scal("top_gain") == 0
             else:
                 tf = card_face_now(s, spec, top)
-                assert scal("top_joins") == gp._joins(s, spec, tf, np.uint64(once), nj, counts, True)
+                assert scal("top_joins") == GP._joins(s, spec, tf, np.uint64(once), nj, counts, True)
                 o2, w2, j2 = core_german.with_face(np.uint64(once), np.uint64(twice), nj, tf)
                 opens = core_german.opening_reachable(spec, ws, o2, w2, j2, 0, tf)
                 assert scal("top_opens") == (not opened and opens)

@@ -255,7 +255,8 @@ def test_german_playout_opponent_is_the_search_playout_policy(variant):
     all occur."""
     from agents.fastpolicy import act_batch, rollout_tables
     from agents.german import GermanSearchAgent
-    from agents.german_policy import choose, credit_order, rules_params
+    from agents.german_policy import choose
+    from mountain_rummy_env.german_player import credit_order, rules_params
     from mountain_rummy_env import make_variant
     from mountain_rummy_env.core.rules import SCRATCH_RECORDS
 

@@ -54,7 +54,8 @@ def _tables(out: Path) -> dict[str, str]:
 
 @pytest.mark.parametrize("variant, options, agents", [
     ("mountain", {}, ["random", "greedy", "rules"]),
-    ("german", {"num_players": 4}, ["random", "greedy", "random", "greedy"]),
+    pytest.param("german", {"num_players": 4}, ["random", "greedy", "random", "greedy"],
+                 marks=pytest.mark.slow),   # about 3 minutes: the N-seat tables on Ray
 ])
 def test_same_seed_same_rows_and_tables_locally_and_on_ray(tmp_path, variant, options, agents):
     kw = dict(agents=agents, deals=4, seed=123, variant=variant, variant_options=options)

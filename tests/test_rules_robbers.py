@@ -1,8 +1,9 @@
 """One or more tests per rule RR-1 ... RR-7 of docs/robbers_rummy.md (Robber's Rummy) and per
 decision D1 ... D14 of that page (``test_rd8_...`` for D8), each played as a scripted table position
-(``german_helpers.robbers_start``); then random games of 2, 4 and 6 seats whose mask is
-compared with a slow reference written here from the rules page, at every position, with
-every card in exactly one place and every committed table valid.
+(``german_helpers.robbers_start``); then random games of 4 seats (2 and 6 too under ``-m
+slow``: about 2 minutes each) whose mask is compared with a slow reference written here from
+the rules page, at every position, with every card in exactly one place and every committed
+table valid.
 
 Seat p is the page's P(p+1); unless a test says otherwise there are three seats, the last
 deals, so seat 0 plays first.
@@ -447,7 +448,8 @@ def play_checked(g: Game, rng: random.Random, appetite: float, seen: Counter) ->
     assert sum(s["h_points"][:v.num_players]) == 0
 
 
-@pytest.mark.parametrize("seats", [2, 4, 6])
+@pytest.mark.parametrize("seats", [pytest.param(2, marks=pytest.mark.slow), 4,
+                                   pytest.param(6, marks=pytest.mark.slow)])
 def test_random_games_match_the_reference_and_keep_every_card(seats):
     """RR-1 ... RR-7: random hands; at every position the mask equals the reference, every
     slot's kind is RR-3's, every card is in one place; the points sum to zero; the hands

@@ -112,7 +112,7 @@ def test_missing_corrupt_and_foreign_checkpoints_fail_clearly(tmp_path):
         make_agent("ppo")
     with pytest.raises(AgentSpecError, match="needs one checkpoint"):
         make_agent(f"ppo:policy=mountain,path={bad}")
-    with pytest.raises(AgentSpecError, match="no shipped policy 'chess'; shipped: gin_expert, mountain"):
+    with pytest.raises(AgentSpecError, match="no shipped policy 'chess'; shipped: german_solver, gin_expert, mountain"):
         make_agent("ppo:policy=chess")
 
 
@@ -273,6 +273,23 @@ def test_a_process_forked_after_the_policy_ran_can_run_it():
     if hung:
         child.kill()
     assert not hung and child.exitcode == 0
+
+
+def test_the_shipped_german_network_plays_four_seat_hands():
+    """``ppo:policy=german_solver`` (issue #23's German player) reads its solver block and
+    plays whole 4-seat hands against ``greedy`` (``step_one`` raises on an illegal action)."""
+    from agents import make_agent
+    from experiments.play import play_hand
+    from mountain_rummy_env import Game
+    from mountain_rummy_env.registry import make_variant
+
+    game = Game(make_variant("german", num_players=4), 1)
+    agents = [make_agent(spec, seed=q, variant="german")
+              for q, spec in enumerate(["ppo:policy=german_solver", "greedy"] * 2)]
+    assert agents[0].meta["obs_features"] == "solver" and agents[0].meta["variant"] == "german"
+    for seed in (1, 2):
+        result = play_hand(game, agents, seed=seed)
+        assert len(result.hand_points) == 4 and game.done(0)
 
 
 def test_every_shipped_policy_has_a_model_card():

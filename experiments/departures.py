@@ -30,32 +30,26 @@ from mountain_rummy_env.core.state import EVENT_NONE, PHASE_NAMES
 from mountain_rummy_env.game import player_view
 from mountain_rummy_env.registry import make_variant
 
-FAMILIES = ("draw", "take", "meld", "regroup", "layoff", "discard", "knock", "base_camp", "done")
-
-
-def family(layout, action: int) -> str:
-    """The family of a Mountain action id (the layout's ranges are in ``FAMILIES`` order)."""
-    return max((f for f in FAMILIES if action >= getattr(layout, f)), key=lambda f: getattr(layout, f))
-
-
-def discard_parts(rules: RulesAgent, view, by, action: int) -> np.ndarray:
-    """``rules``' value of discarding ``action`` as (total, points kept, outs x weight,
-    -feeding): the same agent's sums with the outs and the feeding switched off in turn."""
+def discard_gap(rules: RulesAgent, view, by, ours: int, theirs: int) -> np.ndarray:
+    """``rules``' value of discarding ``ours`` less that of ``theirs``, as (total, points
+    kept, outs x weight, -feeding): the same agent's sums with the outs and the feeding
+    switched off in turn, each computed once for every legal discard."""
     kept = RulesAgent(outs_weight=0.0, feed_weight=0.0)
     no_feed = RulesAgent(outs_weight=rules.outs_weight, feed_weight=0.0)
     for other in (kept, no_feed):
         other.opp_discards, other.opp_taken = rules.opp_discards, rules.opp_taken
-    total = rules.discard_values(view, by)[action]
-    points = kept.discard_values(view, by)[action]
-    with_outs = no_feed.discard_values(view, by)[action]
-    return np.array([total, points, with_outs - points, total - with_outs])
+    total, points, with_outs = (agent.discard_values(view, by) for agent in (rules, kept, no_feed))
+
+    def parts(a):
+        return np.array([total[a], points[a], with_outs[a] - points[a], total[a] - with_outs[a]])
+
+    return parts(ours) - parts(theirs)
 
 
 def measure(player: str, hands: int, seed: int) -> tuple[Counter, Counter, list]:
     """Agreement counts per (phase, family of rules' move) and the discard value gaps
     (rules' discard less the player's, by part) over ``hands`` hands."""
     variant = make_variant("mountain")
-    layout = variant.layout
     game = Game(variant, 1)
     other = make_agent(player, seed=0, variant="mountain")
     asked, agreed, gaps = Counter(), Counter(), []
@@ -71,12 +65,11 @@ def measure(player: str, hands: int, seed: int) -> tuple[Counter, Counter, list]
             a = int(seats[p].act(view, mask))
             if seats[p] is rules and mask.sum() > 1:
                 b = int(other.act(view, mask))
-                key = (PHASE_NAMES[int(game.states[0]["phase"])], family(layout, a))
+                key = (PHASE_NAMES[int(game.states[0]["phase"])], variant.action_family(a))
                 asked[key] += 1
                 agreed[key] += a == b
-                if a != b and family(layout, a) == family(layout, b) == "discard":
-                    by = legal_by_family(variant, mask)
-                    gaps.append(discard_parts(rules, view, by, a) - discard_parts(rules, view, by, b))
+                if a != b and variant.action_family(a) == variant.action_family(b) == "discard":
+                    gaps.append(discard_gap(rules, view, legal_by_family(variant, mask), a, b))
             if game.step_one(0, a) != EVENT_NONE:
                 break
     return asked, agreed, gaps

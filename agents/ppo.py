@@ -36,7 +36,9 @@ is a trainer's resumable state (the checkpoints of
 such a checkpoint plays as its policy.
 
 ``state_dict`` holds the actor only: ``body.{0,2,..}.weight/bias`` (Linear layers with the
-activation between them) and ``head.weight/bias`` (the logits); the weights may be float16
+activation between them) and ``head.weight/bias`` (the logits), and ``move_gain`` where the
+optional ``"move_skip"`` is true (the skip from the observation's move block to the logits,
+:mod:`agents.ppo_nets`; only with ``"obs_features": "solver_move"``); the weights may be float16
 (``experiments/ship_policy.py`` halves shipped files that way) and are cast to float32 on load. A
 sidecar ``.json`` with the same metadata (no weights) is written next to it for humans. Missing, corrupt or
 wrong-variant files raise :class:`CheckpointError` with the reason (a policy of another variant
@@ -99,15 +101,17 @@ def variant_options(variant) -> dict:
 
 
 def policy_meta(variant, observation_size: int, net_arch, activation: str, obs_dtype: str,
-                env_steps: int, obs_features: str = "none", **extra) -> dict:
+                env_steps: int, obs_features: str = "none", move_skip: bool = False,
+                **extra) -> dict:
     """The metadata :func:`save_policy` writes for an actor trained on ``variant`` (every
-    trainer's; ``obs_features``: the feature block of its observations; ``extra``: plain
-    values of its own, such as its name)."""
+    trainer's; ``obs_features``: the feature block of its observations; ``move_skip``: the
+    actor adds the move block to its logits; ``extra``: plain values of its own, such as its
+    name)."""
     return {"variant": variant.name, "variant_options": variant_options(variant),
             "observation_size": int(observation_size), "num_actions": int(variant.num_actions),
             "net_arch": [int(w) for w in net_arch], "activation": activation,
-            "obs_dtype": obs_dtype, "obs_features": obs_features, "env_steps": int(env_steps),
-            **extra}
+            "obs_dtype": obs_dtype, "obs_features": obs_features, "move_skip": bool(move_skip),
+            "env_steps": int(env_steps), **extra}
 
 
 def obs_features_of_meta(meta: dict) -> str:
@@ -161,7 +165,7 @@ def load_policy(path):
         return _CACHE[key]
     import torch
 
-    from mountain_rummy_env.envs.observation import obs_dtype_of, obs_features_of
+    from mountain_rummy_env.envs.observation import has_move_block, obs_dtype_of, obs_features_of
 
     from .ppo_nets import ACTIVATIONS, build_actor
 
@@ -186,9 +190,12 @@ def load_policy(path):
         if meta["activation"] not in ACTIVATIONS:
             raise ValueError(f"unknown activation {meta['activation']!r}")
         obs_dtype_of(meta.get("obs_dtype") or "float32")
-        obs_features_of(obs_features_of_meta(meta))
+        features = obs_features_of(obs_features_of_meta(meta))
+        move_skip = bool(meta.get("move_skip"))
+        if move_skip and not has_move_block(features):
+            raise ValueError(f"move_skip needs obs_features with the move block, not {features!r}")
         actor = build_actor(int(meta["observation_size"]), int(meta["num_actions"]),
-                            [int(w) for w in meta["net_arch"]], meta["activation"])
+                            [int(w) for w in meta["net_arch"]], meta["activation"], move_skip)
         actor.load_state_dict(blob["state_dict"])
     except Exception as err:
         raise CheckpointError(f"policy checkpoint {str(path)!r} is inconsistent: "

@@ -1,14 +1,23 @@
 """The actor network of :mod:`agents.ppo` (torch; imported only when a policy is built or loaded):
 ``body`` (Linear + activation per hidden layer) and ``head`` (a Linear to the logits).
+
+With ``move_skip`` (observations with the move block, ``obs_features="solver_move"``) the
+actor also adds ``move_gain`` (one learned weight per action) times the move block, the
+last ``num_actions`` inputs, to the logits: a skip from the compiled heuristic's move to its
+logit, which a hidden layer of 512 cannot pass on exactly for 1,845 actions. The untrained
+actor plays that move with most of its probability and learns where to depart from it.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 
+import torch
 import torch.nn as nn
 
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
+# move_gain at the start: the heuristic's move gets e^4 = 55 times the weight of any other
+MOVE_GAIN_INIT = 4.0
 
 
 def mlp(inputs: int, net_arch, activation: str) -> nn.Sequential:
@@ -21,12 +30,32 @@ def mlp(inputs: int, net_arch, activation: str) -> nn.Sequential:
     return nn.Sequential(*layers)
 
 
-def build_actor(observation_size: int, num_actions: int, net_arch, activation: str = "tanh") -> nn.Module:
+class MoveSkipActor(nn.Module):
+    """``head(body(x)) + move_gain * x[:, -num_actions:]`` (the module docstring's skip)."""
+
+    def __init__(self, body: nn.Module, head: nn.Linear):
+        super().__init__()
+        self.body, self.head = body, head
+        self.move_gain = nn.Parameter(torch.full((head.out_features,), MOVE_GAIN_INIT))
+
+    def forward(self, x):
+        return self.head(self.body(x)) + self.move_gain * x[..., -self.head.out_features:]
+
+
+def build_actor(observation_size: int, num_actions: int, net_arch, activation: str = "tanh",
+                move_skip: bool = False) -> nn.Module:
     """The actor network for ``observation_size`` encoder features.
 
     Layer for layer the same as SB3's ``mlp_extractor.policy_net`` + ``action_net`` for
-    ``net_arch=dict(pi=net_arch, ...)``, so their weights copy over one to one.
+    ``net_arch=dict(pi=net_arch, ...)``, so their weights copy over one to one; with
+    ``move_skip``, a :class:`MoveSkipActor` (the observation must end in the move block).
     """
     body = mlp(observation_size, net_arch, activation)
     last = int(net_arch[-1]) if len(net_arch) else observation_size
-    return nn.Sequential(OrderedDict([("body", body), ("head", nn.Linear(last, num_actions))]))
+    head = nn.Linear(last, num_actions)
+    if move_skip:
+        if observation_size < num_actions:
+            raise ValueError(f"move_skip needs the move block ({num_actions} values) in the "
+                             f"observation; it has {observation_size}")
+        return MoveSkipActor(body, head)
+    return nn.Sequential(OrderedDict([("body", body), ("head", head)]))

@@ -142,16 +142,20 @@ def build_nets(n_obs: int, n_act: int, args):
     """``(actor, value)``: the :mod:`agents.ppo` actor and :func:`agents.netsearch.build_value`."""
     from agents.netsearch import build_value
     from agents.ppo_nets import build_actor
+    from mountain_rummy_env.envs.observation import has_move_block
 
-    return (build_actor(n_obs, n_act, args.net_arch_list, args.activation),
+    return (build_actor(n_obs, n_act, args.net_arch_list, args.activation,
+                        has_move_block(args.obs_features)),
             build_value(n_obs, args.net_arch_list, args.activation))
 
 
 def net_meta(variant, n_obs: int, args, iteration: int, hands: int) -> dict:
     from agents.ppo import policy_meta
+    from mountain_rummy_env.envs.observation import has_move_block
 
     return policy_meta(variant, n_obs, args.net_arch_list, args.activation, "int8", 0,
-                       obs_features=args.obs_features, trainer="expert_iteration",
+                       obs_features=args.obs_features,
+                       move_skip=has_move_block(args.obs_features), trainer="expert_iteration",
                        iteration=int(iteration), hands=int(hands),
                        reward_scale=float(args.reward_scale))
 

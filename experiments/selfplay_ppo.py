@@ -162,8 +162,9 @@ def add_obs_features(group) -> None:
     group.add_argument("--obs-features", choices=OBS_FEATURES, default="none",
                        help="feature block appended to the observation: solver = the meld "
                             "solver's values of each choice (docs/observation.md; Mountain, "
-                            "German, Crazy); "
-                            "recorded in the policy")
+                            "German, Crazy); solver_move = those and the compiled heuristic's "
+                            "move, one-hot (the actor adds it to its logits with a learned "
+                            "gain per action); recorded in the policy")
 
 
 def checked_variant_and_net(p: argparse.ArgumentParser, args):
@@ -267,9 +268,10 @@ def build_model(n_obs: int, n_act: int, args):
     import torch.nn as nn
 
     from agents.ppo_nets import build_actor, mlp
+    from mountain_rummy_env.envs.observation import has_move_block
 
     arch = args.net_arch_list
-    actor = build_actor(n_obs, n_act, arch, args.activation)
+    actor = build_actor(n_obs, n_act, arch, args.activation, has_move_block(args.obs_features))
     critic = nn.Sequential(mlp(n_obs, arch, args.activation), nn.Linear(arch[-1], 1))
     for net, last_gain in ((actor, 0.01), (critic, 1.0)):
         linears = [m for m in net.modules() if isinstance(m, nn.Linear)]
@@ -518,10 +520,11 @@ class AgentTeacher:
 def policy_meta(env, args, steps: int) -> dict:
     """The :mod:`agents.ppo` metadata of the actor trained on ``env``."""
     from agents.ppo import policy_meta as meta
+    from mountain_rummy_env.envs.observation import has_move_block
 
     return meta(env.variant, env.single_observation_space.shape[0], args.net_arch_list,
                 args.activation, args.obs_dtype, steps, obs_features=args.obs_features,
-                trainer="selfplay_ppo")
+                move_skip=has_move_block(args.obs_features), trainer="selfplay_ppo")
 
 
 def fixed_flags(args) -> dict:

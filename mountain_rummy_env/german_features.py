@@ -237,3 +237,16 @@ def encode_german_features(states, spec, players, params, work, ws, order, out, 
     q = 127.0 if out.itemsize == 1 else 1.0
     for b in range(states.shape[0]):
         _german_features(states[b], spec, players[b], params, work, ws, order, out[b, offset:], q)
+
+
+@njit(cache=True)
+def encode_german_moves(states, spec, players, params, work, ws, order, out, offset):
+    """German's and Crazy's move block: the rules player's move
+    (:func:`german_action`, the arguments of :func:`encode_german_features`) one-hot, where
+    seat ``players[b]`` is to move (solver_features.encode_mountain_moves is Mountain's)."""
+    spec = spec_of(spec)
+    for b in range(states.shape[0]):
+        s = states[b]
+        out[b, offset:offset + spec.num_actions] = 0
+        if s.current == players[b] and (s.phase == PHASE_DRAW or s.phase == PHASE_PLAY):
+            out[b, offset + german_action(s, spec, params, work, ws, order)] = 1

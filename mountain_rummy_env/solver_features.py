@@ -11,6 +11,12 @@ table melds, public counts; never a hidden card): the ``obs_features="solver"`` 
 ``docs/observation.md`` ("Solver features"). German and Crazy Rummy have a block of their
 own (:mod:`mountain_rummy_env.german_features`, the German rules player's questions); the
 functions here dispatch by spec type (:data:`FEATURE_SPECS`).
+
+The move block (``obs_features="solver_move"``, after the solver block) is the variant's
+compiled heuristic's move for the observing seat when it is to move, one-hot over the
+actions: Mountain's playout policy (:func:`mountain_action`, the search's rollouts), German's
+and Crazy's rules player (:func:`german_features.encode_german_moves`). It reads what that
+seat may know, as the block does; a network can add it to its logits (``agents/ppo_nets.py``).
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from .core import batch, rules
 from .core.german import GermanSpec
 from .core.spec import Spec, spec_class_of, spec_of
 from .core.state import (
-    LOC_HAND, MELD_EMPTY, PHASE_PLAY, PHASE_RESPONSE,
+    LOC_HAND, MELD_EMPTY, PHASE_DRAW, PHASE_PLAY, PHASE_RESPONSE,
 )
 from .solver import OBJ_DEADWOOD, OBJ_POINTS, batch_kernel, fast_tables
 
@@ -240,6 +246,109 @@ def _best_take(s, spec, mask, counts, hand_bits, tables):
     return best
 
 
+# --------------------------------------------------------------------------------------
+# the compiled playout policy (agents/fastpolicy.py describes it)
+
+NUM_RANKS = 13
+
+
+@njit(cache=True)
+def _connect(face, counts):
+    """How many hand cards share ``face``'s rank or sit within 2 in its suit."""
+    r = face % NUM_RANKS
+    su = face // NUM_RANKS
+    score = 0.0
+    for s2 in range(4):
+        if s2 != su and counts[s2 * NUM_RANKS + r] > 0:
+            score += 1.0
+    for d in (-2, -1, 1, 2):
+        rr = r + d
+        if rr < 0:
+            rr += 13  # the ace (rank 0) sits next to the king as well
+        if rr >= 13:
+            rr -= 13
+        if (r == 0 or rr == 0) or (0 < r + d < 13):
+            if counts[su * NUM_RANKS + rr] > 0:
+                score += 1.0 if abs(d) == 1 else 0.5
+    return score
+
+
+@njit(cache=True)
+def _first_legal(spec, mask):
+    """The lowest legal action id (a fallback no policy case should reach), or -1."""
+    for a in range(spec.num_actions):
+        if mask[a]:
+            return a
+    return -1
+
+
+@njit(cache=True)
+def mountain_action(s, spec, mask, tables):
+    """Mountain's playout action for the current player of ``s`` (mask must be current):
+    the search's rollouts (``agents/fastpolicy.py``) and the observation's move block."""
+    p = s.current
+    counts = np.zeros(JOKER_FACE + 1, np.int64)
+    hand_bits = _hand_of(s, spec, p, counts)
+    hands = np.empty(JOKER_FACE + 1, np.uint64)
+    jokers = np.full(JOKER_FACE + 1, counts[JOKER_FACE], np.int8)
+    pts = np.empty(JOKER_FACE + 1, np.int32)
+    if s.phase == PHASE_DRAW:
+        if s.discard_len > 0:
+            top = s.discard[s.discard_len - 1]
+            f = spec.card_face[top]
+            if f == JOKER_FACE or _layable(s, spec, f):
+                return spec.a_take + top
+        return _best_take(s, spec, mask, counts, hand_bits, tables)
+    # placements, unless held: those of the hand's best arrangement
+    for a in range(spec.a_meld, spec.a_discard):
+        if mask[a]:
+            if not _holds(s, spec, p, counts, tables):
+                best = _arranged_placement(spec, mask, counts, hand_bits, tables)
+                if best < 0 and s.obligation >= 0:
+                    best = a      # the deep-drawn card must be placed: any placement
+                if best >= 0:
+                    return best
+            break
+    if s.phase == PHASE_RESPONSE:
+        return spec.a_done
+    if mask[spec.a_base_camp]:
+        return spec.a_base_camp
+    best = -1
+    best_v = -1
+    for f in range(JOKER_FACE + 1):
+        if mask[spec.a_knock + f] and spec.hand_value[f] > best_v:
+            best = spec.a_knock + f
+            best_v = spec.hand_value[f]
+    if best >= 0:
+        return best
+    n = 0
+    for f in range(JOKER_FACE):
+        if mask[spec.a_discard + f]:
+            hands[n] = hand_bits & ~(np.uint64(1) << np.uint64(f))
+            n += 1
+    _points(tables, hands[:n], jokers[:n], pts[:n])
+    best = -1
+    best_score = -1e9
+    k = 0
+    for f in range(JOKER_FACE + 1):
+        if not mask[spec.a_discard + f]:
+            continue
+        if f == JOKER_FACE:
+            score = -1000.0
+        else:
+            score = pts[k] + 0.5 * spec.hand_value[f] - 3.0 * _connect(f, counts)
+            k += 1
+            if _layable(s, spec, f):
+                score -= 20.0  # it would feed a layoff to the opponent
+        if score > best_score:
+            best_score = score
+            best = spec.a_discard + f
+    if best >= 0:
+        return best
+    return _first_legal(spec, mask)
+
+
+
 def solver_tables(variant) -> tuple:
     """Mountain's and Gin's solver tables: the meld table with the fast tables of the points
     objective (items 2-6) and of the deadwood objective (10-14)."""
@@ -292,50 +401,55 @@ def _is_german(variant) -> bool:
     return spec_class_of(variant.spec) is GermanSpec
 
 
-def feature_layout(variant) -> list[tuple[str, int, int]]:
+def feature_layout(variant, move: bool = False) -> list[tuple[str, int, int]]:
     """``(name, offset, length)`` of every part of the solver block (offsets from its start):
-    Mountain's below, German's and Crazy's :func:`german_features.german_layout`."""
+    Mountain's below, German's and Crazy's :func:`german_features.german_layout`; with
+    ``move``, the move block (``"move"``, one column per action) after it."""
     check_solver_features(variant)
     if _is_german(variant):
         from .german_features import german_layout
-        return german_layout(variant)
-    F, C = JOKER_FACE + 1, int(variant.spec.num_cards)
-    rows, off = [], 0
-    for name in FEATURE_BLOCK_NAMES:
-        n = C if name == "take_gain" else F
-        rows.append((name, off, n))
-        off += n
-    rows += [(name, off + k, 1) for k, name in enumerate(FEATURE_SCALAR_NAMES)]
+        rows = german_layout(variant)
+    else:
+        F, C = JOKER_FACE + 1, int(variant.spec.num_cards)
+        rows, off = [], 0
+        for name in FEATURE_BLOCK_NAMES:
+            n = C if name == "take_gain" else F
+            rows.append((name, off, n))
+            off += n
+        rows += [(name, off + k, 1) for k, name in enumerate(FEATURE_SCALAR_NAMES)]
+    if move:
+        name, off, n = rows[-1]
+        rows.append(("move", off + n, int(variant.num_actions)))
     return rows
 
 
-def feature_size(variant) -> int:
-    name, off, n = feature_layout(variant)[-1]
+def feature_size(variant, move: bool = False) -> int:
+    name, off, n = feature_layout(variant, move)[-1]
     return off + n
 
 
-def _feature_mask(variant, names) -> np.ndarray:
-    out = np.zeros(feature_size(variant), bool)
-    for name, off, n in feature_layout(variant):
+def _feature_mask(variant, names, move: bool) -> np.ndarray:
+    out = np.zeros(feature_size(variant, move), bool)
+    for name, off, n in feature_layout(variant, move):
         if name in names:
             out[off:off + n] = True
     return out
 
 
-def signed_features(variant) -> np.ndarray:
-    """Bool mask of the block's features that may be negative."""
+def signed_features(variant, move: bool = False) -> np.ndarray:
+    """Bool mask of the block's features that may be negative (none of the move block)."""
     if _is_german(variant):
         from .german_features import GERMAN_SIGNED
-        return _feature_mask(variant, GERMAN_SIGNED)
-    return _feature_mask(variant, SIGNED_FEATURES)
+        return _feature_mask(variant, GERMAN_SIGNED, move)
+    return _feature_mask(variant, SIGNED_FEATURES, move)
 
 
-def scaled_features(variant) -> np.ndarray:
-    """Bool mask of the block's scaled (non-binary) features."""
+def scaled_features(variant, move: bool = False) -> np.ndarray:
+    """Bool mask of the block's scaled (non-binary) features (none of the move block)."""
     if _is_german(variant):
         from .german_features import GERMAN_SCALED
-        return _feature_mask(variant, GERMAN_SCALED)
-    return _feature_mask(variant, SCALED_FEATURES)
+        return _feature_mask(variant, GERMAN_SCALED, move)
+    return _feature_mask(variant, SCALED_FEATURES, move)
 
 
 @njit(cache=True)
@@ -437,14 +551,32 @@ def encode_solver_features(states, spec, players, tables, mask, scratch, out, of
         _mountain_features(states[b], spec, players[b], tables, mask, scratch, out[b, offset:], q)
 
 
-class SolverFeatures:
-    """The solver block of one variant, with its tables and work space:
-    ``features(states, players, out, offset)`` (not thread-safe: one per thread)."""
+@njit(cache=True)
+def encode_mountain_moves(states, spec, players, tables, mask, scratch, out, offset):
+    """The move block: ``out[b, offset + a] = 1`` for the playout policy's move ``a``
+    (:func:`mountain_action`) where seat ``players[b]`` is to move in ``states[b]``, the
+    block's other columns 0 (``mask``, ``scratch``: work space as for the solver block)."""
+    spec = spec_of(spec)
+    for b in range(states.shape[0]):
+        s = states[b]
+        out[b, offset:offset + spec.num_actions] = 0
+        if s.current == players[b] and (s.phase == PHASE_DRAW or s.phase == PHASE_PLAY
+                                        or s.phase == PHASE_RESPONSE):
+            batch.legal_mask(s, spec, mask, scratch)
+            out[b, offset + mountain_action(s, spec, mask, tables)] = 1
 
-    def __init__(self, variant):
+
+class SolverFeatures:
+    """The solver block of one variant, with its tables and work space, and with ``move``
+    the move block after it: ``features(states, players, out, offset)`` (not thread-safe:
+    one per thread)."""
+
+    def __init__(self, variant, move: bool = False):
         check_solver_features(variant)
         self.variant = variant
-        self.size = feature_size(variant)
+        self.move = bool(move)
+        self.size = feature_size(variant, move)
+        self.block_size = feature_size(variant)
         self.scratch = np.zeros(rules.SCRATCH_RECORDS, dtype=variant.dtype)
         self.german = _is_german(variant)
         if self.german:      # the German rules player's parameters, meld order, workspace
@@ -459,22 +591,31 @@ class SolverFeatures:
 
     def __call__(self, states, players, out, offset):
         players = np.asarray(players, np.int64)
+        spec, moves = self.variant.spec_ref, offset + self.block_size
         if self.german:
             from .german_features import encode_german_features
-            encode_german_features(states, self.variant.spec_ref, players, self.params,
-                                   self.scratch, self.ws, self.order, out, offset)
+            encode_german_features(states, spec, players, self.params, self.scratch, self.ws,
+                                   self.order, out, offset)
+            if self.move:
+                from .german_features import encode_german_moves
+                encode_german_moves(states, spec, players, self.params, self.scratch, self.ws,
+                                    self.order, out, moves)
         else:
-            encode_solver_features(states, self.variant.spec_ref, players, self.tables,
-                                   self.mask, self.scratch, out, offset)
+            encode_solver_features(states, spec, players, self.tables, self.mask, self.scratch,
+                                   out, offset)
+            if self.move:
+                encode_mountain_moves(states, spec, players, self.tables, self.mask,
+                                      self.scratch, out, moves)
 
 
 _FEATURES: dict = {}
 
 
-def solver_features(variant) -> SolverFeatures:
-    """The (cached, per variant name and options) :class:`SolverFeatures` of ``variant``."""
-    key = (variant.name, repr(variant.config))
+def solver_features(variant, move: bool = False) -> SolverFeatures:
+    """The (cached, per variant name, options and ``move``) :class:`SolverFeatures` of
+    ``variant``."""
+    key = (variant.name, repr(variant.config), bool(move))
     hit = _FEATURES.get(key)
     if hit is None:
-        hit = _FEATURES[key] = SolverFeatures(variant)
+        hit = _FEATURES[key] = SolverFeatures(variant, move)
     return hit

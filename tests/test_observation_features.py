@@ -44,12 +44,12 @@ def _act(states, spec, mask, tables):
 
 @njit
 def _holds_of(states, spec, p, counts, tables):
-    return fp._holds(states[0], spec, p, counts, tables)
+    return SF._holds(states[0], spec, p, counts, tables)
 
 
 @njit
 def _best_take_of(states, spec, mask, counts, bits, tables):
-    return fp._best_take(states[0], spec, mask, counts, bits, tables)
+    return SF._best_take(states[0], spec, mask, counts, bits, tables)
 
 
 def positions(n, seed):
@@ -99,7 +99,7 @@ def hand_of(s, p):
 
 def points(hands, jokers):
     out = np.zeros(len(hands), np.int32)
-    fp._points(fp.rollout_tables(VARIANT), np.array(hands, np.uint64), np.array(jokers, np.int8), out)
+    SF._points(fp.rollout_tables(VARIANT), np.array(hands, np.uint64), np.array(jokers, np.int8), out)
     return out
 
 
@@ -224,7 +224,7 @@ def test_placement_and_hold_are_the_playout_policys(games):
                 continue
             counts, bits = hand_of(s, p)
             assert scal["holds"] == _holds_of(g.states, SPEC, p, counts, tables)
-            a = fp._arranged_placement(SPEC, g.masks[0], counts, bits, tables)
+            a = SF._arranged_placement(SPEC, g.masks[0], counts, bits, tables)
             assert scal["places"] == (a >= 0)
             if a < 0:
                 assert not place.any()
@@ -252,7 +252,7 @@ def test_layable_and_end_flags(games):
             row = encode(g.states, [p])[0]
             lay = block(row, "layable")
             for f in range(52):
-                assert lay[f] == fp._layable(s, SPEC, f)
+                assert lay[f] == SF._layable(s, SPEC, f)
             assert lay[52] == 0
             end = block(row, "end_deadwood")[0] * 200
             if row[VIEW + LAY["can_end"][0]]:
@@ -275,7 +275,8 @@ def test_int8_features_are_the_float32_ones_quantised(games):
 
 
 def test_unknown_or_unsupported_obs_features_are_one_line_errors():
-    with pytest.raises(ConfigError, match="obs_features must be one of 'none', 'solver'; got 'magic'"):
+    with pytest.raises(ConfigError, match="obs_features must be one of 'none', 'solver', "
+                                          "'solver_move'; got 'magic'"):
         O.observation_size(VARIANT, "magic")
     for name in ("gin", "robbers"):
         with pytest.raises(ConfigError, match=f"not available for variant '{name}'; "
@@ -567,11 +568,13 @@ def test_german_block_is_the_rules_players_values(name, german_games):
     assert opened_seen > 0
 
 
-@pytest.mark.parametrize("name", ["mountain", "german", "crazy"])
-def test_envs_append_the_block(name):
+@pytest.mark.parametrize("name,features", [("mountain", "solver"), ("german", "solver"),
+                                           ("crazy", "solver"), ("mountain", "solver_move"),
+                                           ("german", "solver_move")])
+def test_envs_append_the_block(name, features):
     """The vector env (learner and opponent callable), the AEC env and the single-agent
-    env give the view with the variant's block, equal to :func:`encode_views`, inside
-    their spaces."""
+    env give the view with the variant's block (and the move block), equal to
+    :func:`encode_views`, inside their spaces."""
     import importlib
 
     module = importlib.import_module(f"mountain_rummy_env.{name}_rummy_v0")
@@ -582,28 +585,64 @@ def test_envs_append_the_block(name):
         seen.append(obs.copy())
         return np.array([np.flatnonzero(m)[0] for m in masks])
 
-    env = module.vector_env(4, seed=3, opponent=opponent, obs_dtype="int8", obs_features="solver")
+    env = module.vector_env(4, seed=3, opponent=opponent, obs_dtype="int8", obs_features=features)
     obs, info = env.reset()
-    assert obs.shape == (4, O.observation_size(v, "solver")) and obs.dtype == np.int8
+    assert obs.shape == (4, O.observation_size(v, features)) and obs.dtype == np.int8
     rng = np.random.default_rng(0)
     for _ in range(20):
         assert obs in env.observation_space
-        assert np.array_equal(obs, encode_of(v, env.game.states, env._learner, dtype=np.int8))
+        assert np.array_equal(obs, encode_of(v, env.game.states, env._learner, features, np.int8))
         acts = [int(rng.choice(np.flatnonzero(m))) for m in info["action_mask"]]
         obs, _, _, _, info = env.step(acts)
     assert seen and all(o.shape[1] == obs.shape[1] for o in seen)
-    aec = module.env(obs_features="solver")
+    aec = module.env(obs_features=features)
     aec.reset(seed=4)
     for _ in range(30):
         agent = aec.agent_selection
         o = aec.observe(agent)["observation"]
         assert o in aec.observation_space(agent)["observation"]
         assert np.array_equal(o, encode_of(v, aec.game.states,
-                                           [aec.possible_agents.index(agent)])[0])
+                                           [aec.possible_agents.index(agent)], features)[0])
         obs_, _, term, trunc, _ = aec.last()
         aec.step(None if term or trunc else int(np.flatnonzero(obs_["action_mask"])[0]))
         if not aec.agents:
             break
-    single = module.SingleAgentEnv(obs_features="solver")
+    single = module.SingleAgentEnv(obs_features=features)
     o, _ = single.reset(seed=1)
-    assert o.shape == (O.observation_size(v, "solver"),) and o in single.observation_space
+    assert o.shape == (O.observation_size(v, features),) and o in single.observation_space
+
+
+@njit
+def _playout_move(states, spec, mask, tables):
+    return fp.fast_action(states[0], spec, mask, tables)
+
+
+@pytest.mark.parametrize("name", ["mountain", "german", "crazy"])
+def test_move_block_is_the_playout_policys_move(name, request):
+    """obs_features="solver_move": the solver block, then the seat's move under the
+    variant's playout policy (Mountain's heuristic, German's and Crazy's rules player),
+    one-hot over the actions, legal, where the seat is to move; all 0 for the other seats;
+    equal on the true state and the seat's public state; binary in both dtypes."""
+    v = GERMANS.get(name, VARIANT)
+    tables = fp.rollout_tables(v)
+    n_act = v.num_actions
+    low, high = O.observation_bounds(v, obs_features="solver_move")
+    assert not O.scaled_features(v, obs_features="solver_move")[-n_act:].any()
+    assert (low[-n_act:] == 0).all() and (high[-n_act:] == 1).all()
+    moved = 0
+    for g in positions_of(name, request):
+        for p in range(v.num_players):
+            row = encode_of(v, g.states, [p], "solver_move")[0]
+            assert np.array_equal(row[:-n_act], encode_of(v, g.states, [p])[0])
+            public = encode_of(v, player_view(g, 0, p).public_state(), [p], "solver_move")[0]
+            assert np.array_equal(row[-n_act:], public[-n_act:])
+            assert np.array_equal(encode_of(v, g.states, [p], "solver_move", np.int8)[0][-n_act:],
+                                  row[-n_act:].astype(np.int8))
+            move = np.flatnonzero(row[-n_act:])
+            if p != g.current_player(0):
+                assert len(move) == 0
+                continue
+            a = _playout_move(g.states.copy(), v.spec, g.masks[0].copy(), tables)
+            assert list(move) == [a] and g.masks[0, a] and row[-n_act + a] == 1
+            moved += 1
+    assert moved >= 30

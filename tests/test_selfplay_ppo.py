@@ -147,6 +147,44 @@ def test_tiny_run_with_solver_features_trains_resumes_and_plays(tmp_path, legali
     assert row["outcome"] in (0, 0.5, 1)
 
 
+def test_tiny_run_with_the_move_block_starts_as_the_playout_policy(tmp_path, legality):
+    """--obs-features solver_move: the actor adds the move block to its logits (move_skip in
+    the policy, move_gain in its weights), so after 256 steps the argmax still plays the
+    playout policy's move wherever it is to choose; a file whose move_skip lacks the move
+    block is refused."""
+    import torch
+
+    from agents import make_agent
+    from agents.fastpolicy import act_batch, rollout_tables
+    from agents.ppo import CheckpointError, load_policy
+    from mountain_rummy_env import Game, make_variant, player_view
+
+    run = tmp_path / "run"
+    sp.main(tiny(run, "mountain", "--obs-features", "solver_move", "--precision", "fp32"))
+    meta = json.loads((run / "policy.json").read_text())
+    assert meta["obs_features"] == "solver_move" and meta["move_skip"] is True
+    actor, _ = load_policy(run / "policy.pt")
+    assert actor.move_gain.shape == (1845,)
+    v = make_variant("mountain")
+    agent = make_agent(f"ppo:path={run / 'policy.pt'}", seed=0, variant="mountain")
+    tables, move = rollout_tables(v), np.zeros(1, np.int64)
+    g, chosen = Game(v, 1), 0
+    for seed in range(3):
+        g.reset(seed=seed)
+        while not g.done(0):
+            act_batch(g.states, v.spec_ref, g.masks[:1], np.zeros(1, np.int64), tables, move)
+            if g.masks[0].sum() > 1:
+                assert agent.act(player_view(g, 0, g.current_player(0)), g.masks[0]) == move[0]
+                chosen += 1
+            g.step_one(0, int(move[0]))
+    assert chosen > 20
+    blob = torch.load(run / "policy.pt", weights_only=True)
+    blob["obs_features"] = "solver"
+    torch.save(blob, tmp_path / "bad.pt")
+    with pytest.raises(CheckpointError, match="move_skip needs obs_features with the move block"):
+        load_policy(tmp_path / "bad.pt")
+
+
 def test_tiny_german_run_with_solver_features_trains_and_its_policy_plays(tmp_path, legality):
     """German Rummy at 4 seats, --obs-features solver: the network reads the padded view
     with the German block (6,417 + 439 values, recorded in the policy), and policy.pt plays

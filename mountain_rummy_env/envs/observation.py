@@ -37,9 +37,10 @@ clairvoyant encoding from seat 0, the full state for centralised critics.
 ``obs_features`` (:data:`OBS_FEATURES`, default ``"none"``: the view above, unchanged)
 ``"solver"`` appends the solver feature block of :mod:`mountain_rummy_env.solver_features`
 (Mountain; German and Crazy Rummy have their own, :mod:`mountain_rummy_env.german_features`)
-after the player view: :func:`observation_size`, :func:`observation_bounds`,
-:func:`scaled_features` and :func:`observation_scale` take the same option, and
-:func:`encode_views` writes both parts.
+after the player view; ``"solver_move"`` appends the move block after that (the variant's
+compiled heuristic's move, one-hot over the actions: :func:`has_move_block`).
+:func:`observation_size`, :func:`observation_bounds`, :func:`scaled_features` and
+:func:`observation_scale` take the same option, and :func:`encode_views` writes every part.
 """
 
 from __future__ import annotations
@@ -67,10 +68,10 @@ NUM_FACES = 52
 OBS_DTYPES = ("float32", "int8")
 INT8_SCALE = 127
 
-# feature blocks appended to the player view: "none" (the plain view) or "solver" (the meld
+# feature blocks appended to the player view: "none" (the plain view), "solver" (the meld
 # solver's values of the player's choices, mountain_rummy_env.solver_features; Mountain,
-# German and Crazy)
-OBS_FEATURES = ("none", "solver")
+# German and Crazy) or "solver_move" (those, then the compiled heuristic's move, one-hot)
+OBS_FEATURES = ("none", "solver", "solver_move")
 
 # ---- card planes (width C) -----------------------------------------------------------
 P_HAND = 0            # in my hand
@@ -206,22 +207,29 @@ def observation_layout(variant) -> ObservationLayout:
 
 def obs_features_of(obs_features, variant=None) -> str:
     """The checked ``obs_features`` option (``None`` = ``"none"``): anything but a name of
-    :data:`OBS_FEATURES`, or ``"solver"`` for a variant without that block, raises
+    :data:`OBS_FEATURES`, or a solver block for a variant without one, raises
     ``ConfigError`` naming the supported ones."""
     name = "none" if obs_features is None else obs_features
     if name not in OBS_FEATURES:
         raise ConfigError(f"obs_features must be one of {', '.join(map(repr, OBS_FEATURES))}; "
                           f"got {obs_features!r}")
-    if name == "solver" and variant is not None:
+    if name != "none" and variant is not None:
         _solver.check_solver_features(variant)
     return name
+
+
+def has_move_block(obs_features) -> bool:
+    """Whether ``obs_features`` ends in the move block: the last ``num_actions`` values of the
+    observation are the variant's compiled heuristic's move, one-hot (all 0 when the seat
+    is not to move)."""
+    return obs_features == "solver_move"
 
 
 def feature_size(variant, obs_features="none") -> int:
     """Length of the feature block ``obs_features`` appends to the player view (0 for none)."""
     if obs_features_of(obs_features, variant) == "none":
         return 0
-    return _solver.feature_size(variant)
+    return _solver.feature_size(variant, has_move_block(obs_features))
 
 
 def observation_size(variant, obs_features="none") -> int:
@@ -238,7 +246,8 @@ def encode_views(states, variant, players, out, obs_features="none") -> None:
     players = np.asarray(players, np.int64)
     encode_observations(states, variant.spec_ref, players, out)
     if obs_features not in ("none", None):
-        _solver.solver_features(variant)(states, players, out, observation_layout(variant).size)
+        _solver.solver_features(variant, has_move_block(obs_features))(
+            states, players, out, observation_layout(variant).size)
 
 
 def clairvoyant_size(variant) -> int:
@@ -290,8 +299,8 @@ def observation_bounds(variant, clairvoyant: bool = False, dtype=np.float32,
             low[lay.seat_scalar(k, o)] = -1.0
     if _no_clairvoyant_features(clairvoyant, obs_features):
         obs_features_of(obs_features, variant)
-        low = np.concatenate([low, np.where(_solver.signed_features(variant), -1.0, 0.0)
-                              .astype(np.float32)])
+        signed = _solver.signed_features(variant, has_move_block(obs_features))
+        low = np.concatenate([low, np.where(signed, -1.0, 0.0).astype(np.float32)])
     high = np.ones(len(low), np.float32)
     if np.dtype(dtype) == np.int8:
         scale = np.where(scaled_features(variant, clairvoyant, obs_features),
@@ -316,7 +325,8 @@ def scaled_features(variant, clairvoyant: bool = False, obs_features="none") -> 
     """Bool mask of the scaled (non-binary) features; int8 output stores them as round(127 x)."""
     if _no_clairvoyant_features(clairvoyant, obs_features):
         obs_features_of(obs_features, variant)
-        return np.concatenate([scaled_features(variant), _solver.scaled_features(variant)])
+        return np.concatenate([scaled_features(variant),
+                               _solver.scaled_features(variant, has_move_block(obs_features))])
     lay = observation_layout(variant)
     scaled = np.zeros(lay.clairvoyant_size if clairvoyant else lay.size, bool)
     scaled[lay.card_plane(P_DISCARD_DEPTH)] = True

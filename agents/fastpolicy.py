@@ -4,7 +4,8 @@ Each reads only what the player to move may know, and is cheap enough for hundre
 playouts a decision. :func:`playout_batch` is written once; numba picks the policy by the
 spec's type (:data:`POLICY_BY_SPEC`), as :mod:`mountain_rummy_env.core.batch` picks rules.
 
-* Mountain (:func:`mountain_action`): takes the top discard when it lays off on the table
+* Mountain (:func:`mountain_action`, in :mod:`mountain_rummy_env.solver_features`, whose
+  observation move block plays it too): takes the top discard when it lays off on the table
   or is a joker, else the take (top or deep, with every card above it) that raises the
   hand's solver points the most (:func:`_best_take`), else draws stock; holds its melds and
   layoffs as the rules player does (:func:`_holds`), else places those of the hand's best

@@ -1,9 +1,11 @@
-"""Mountain's compiled solver primitives and the solver feature block of the observation.
+"""Mountain's compiled solver primitives, its playout policy and the solver feature block of
+the observation.
 
 The primitives (meld-solver points and least deadwood of a batch of hands, the take, hold
 and placement choices of the rules player) are what the compiled playout policy
-(``agents/fastpolicy.py: mountain_action``) decides with; they live here so the observation
-encoder can use them too (the package never imports ``agents``).
+(:func:`mountain_action`, the search's rollouts: ``agents/fastpolicy.py``) decides with; they
+and the policy live here so the observation encoder can use them too (the package never
+imports ``agents``).
 
 :func:`encode_solver_features` appends, per observation, the values those choices hinge on,
 computed from the observing player's information only (its hand, the discard pile, the
@@ -346,7 +348,6 @@ def mountain_action(s, spec, mask, tables):
     if best >= 0:
         return best
     return _first_legal(spec, mask)
-
 
 
 def solver_tables(variant) -> tuple:

@@ -479,5 +479,5 @@ def _load_builtins() -> None:
     import importlib
 
     for mod in ("random_agent", "greedy", "rules", "simple_gin", "openspiel_bot", "search",
-                "german", "robbers", "human", "netsearch"):
+                "german", "robbers", "human", "netsearch", "fastpolicy"):
         importlib.import_module(f"{__package__}.{mod}")  # each registers its agents

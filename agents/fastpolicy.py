@@ -43,6 +43,9 @@ from mountain_rummy_env.solver_features import (
 from mountain_rummy_env.core.state import EVENT_NONE, LOC_HAND
 from mountain_rummy_env.german_player import credit_order, german_action, rules_params
 
+from .base import Agent, AgentSpecError, register
+
+
 @njit(cache=True)
 def _gin_best_removal(spec, bits, mask, offset):
     """Card ``c`` with ``mask[offset + c]`` whose removal leaves the least deadwood (ties:
@@ -214,3 +217,31 @@ def playout_batch(states, spec, masks, scratch, values, me, finished, tables):
             if event == EVENT_NONE:
                 batch.legal_mask(s, spec, masks[b], scratch)
         values[b] = s.h_points[me] - s.h_points[(me + 1) % P]
+
+
+@register("playout",
+          help="the search's compiled playout policy as a player, about 0.1 ms a move: "
+               "Mountain's heuristic (takes by solver gain, holds and places as rules, "
+               "discards by points kept), Gin's, German's and Crazy's rules player; what "
+               "the observation's move block (obs_features=solver_move) shows a network")
+class PlayoutAgent(Agent):
+    """:func:`fast_action` on the seat's public state (its own information only)."""
+
+    def __init__(self, seed=None):
+        super().__init__(seed)
+        self._out = np.zeros(1, np.int64)
+        self._games = np.zeros(1, np.int64)
+
+    def check_variant(self, variant: str) -> None:
+        from mountain_rummy_env.registry import make_variant
+
+        try:
+            check_playout_policy(make_variant(variant))
+        except NotImplementedError as err:
+            raise AgentSpecError(str(err)) from None
+
+    def act(self, view, mask) -> int:
+        v = view.variant
+        masks = np.ascontiguousarray(np.asarray(mask, np.int8)[None])
+        act_batch(view.public_state(), v.spec_ref, masks, self._games, rollout_tables(v), self._out)
+        return int(self._out[0])

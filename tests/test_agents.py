@@ -456,3 +456,29 @@ def test_agents_finish_hands_with_legal_moves(variant, spec):
     for seed in range(3):
         r = play_hand(g, agents, seed=seed)
         assert r.end in ("knock", "base camp", "high camp", "exhausted")
+
+
+@pytest.mark.parametrize("name", ["mountain", "gin", "german"])
+def test_playout_agent_plays_the_compiled_policy_on_its_own_information(name):
+    """``playout`` is the search's compiled playout policy: on the seat's public state it
+    picks the move :func:`agents.fastpolicy.act_batch` picks on the true state, legal, over
+    whole hands; Robber's Rummy, which has no such policy, is refused by name."""
+    from agents import AgentSpecError
+    from agents.fastpolicy import act_batch, rollout_tables
+    from mountain_rummy_env import make_variant
+
+    v = make_variant(name)
+    agent = make_agent("playout", seed=0, variant=name)
+    tables, out, games = rollout_tables(v), np.zeros(1, np.int64), np.zeros(1, np.int64)
+    g, moves = Game(v, 1), 0
+    for seed in range(3):
+        g.reset(seed=seed)
+        while not g.done(0):
+            a = agent.act(player_view(g, 0, g.current_player(0)), g.masks[0])
+            act_batch(g.states, v.spec_ref, g.masks[:1], games, tables, out)
+            assert a == out[0] and g.masks[0, a]
+            g.step_one(0, a)
+            moves += 1
+    assert moves > 50
+    with pytest.raises(AgentSpecError, match="no playout policy for variant 'robbers'"):
+        make_agent("playout", variant="robbers")

@@ -292,6 +292,19 @@ def test_the_shipped_german_network_plays_four_seat_hands():
         assert len(result.hand_points) == 4 and game.done(0)
 
 
+def test_the_shipped_move_block_network_plays_mountain_hands():
+    """``ppo:policy=mountain_move`` (issue #23's strongest Mountain network) reads the solver
+    and move blocks, adds the move block to its logits, and plays whole hands legally."""
+    from experiments.tournament import play_deal
+
+    agent = make_agent("ppo:policy=mountain_move", variant="mountain")
+    assert agent.meta["obs_features"] == "solver_move" and agent.meta["move_skip"] is True
+    assert agent.actor.move_gain.shape == (1845,)
+    cfg = {"variant": "mountain", "variant_options": {}, "seed": 0}
+    row = play_deal(cfg, "ppo:policy=mountain_move", "greedy", 2)
+    assert all(h["steps"] > 0 for h in row["hands"]) and not row.get("forfeits")
+
+
 def test_every_shipped_policy_has_a_model_card():
     """Issue #23: each shipped player comes with a model card (``NAME.md`` beside the
     ``.pt``) that names its variant, how it was trained, the compute, its measured strength

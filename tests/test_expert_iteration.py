@@ -182,6 +182,24 @@ def test_netsearch_features_without_a_network_and_against_one(tmp_path):
             make_agent(spec, seed=0, variant="mountain")
 
 
+def test_netsearch_with_a_move_block_network_plays_and_records_it(tmp_path):
+    """A network on obs_features="solver_move" (built by the trainer with the move skip)
+    loads with its gain per action and guides the search: legal moves, records as wide as
+    the view with both blocks (1809 + 272 + 1845)."""
+    from agents.ppo import load_policy
+
+    mountain = make_variant("mountain")
+    path = random_net(tmp_path / "move.pt", mountain, features="solver_move")
+    actor, meta = load_policy(path)
+    assert meta["move_skip"] is True and actor.move_gain.shape == (1845,)
+    learner = Checked(make_agent(f"netsearch:path={path},budget=4", seed=0, variant="mountain"))
+    learner.agent.recorder = []
+    play_hand(Game(mountain, 1), [learner, make_agent("greedy", seed=1, variant="mountain")],
+              seed=3)
+    assert learner.moves > 5
+    assert {r[0].shape for r in learner.agent.recorder} == {(3926,)}
+
+
 def test_netsearch_with_a_german_solver_network_plays_and_records_the_block(tmp_path):
     """German at 4 seats: a network of the solver block (6,417 + 439 inputs) guides the
     search, which plays legally and records observations with the German block."""

@@ -390,12 +390,13 @@ SCALED_FEATURES = ("discard_cost", "take_gain", "points", "deadwood", "end_deadw
 FEATURE_SPECS = {Spec: ("mountain",), GermanSpec: ("crazy", "german")}
 
 
-def check_solver_features(variant) -> None:
-    """A ``ConfigError`` naming the supported variants when ``variant`` has no solver block."""
+def check_solver_features(variant, obs_features: str = "solver") -> None:
+    """A ``ConfigError`` naming the supported variants when ``variant`` has no solver block
+    (``obs_features``: the option asked for, named in the message)."""
     if spec_class_of(variant.spec) not in FEATURE_SPECS:
         names = sorted(n for names in FEATURE_SPECS.values() for n in names)
-        raise ConfigError(f"obs_features='solver' is not available for variant {variant.name!r}; "
-                          f"supported: {', '.join(names)}")
+        raise ConfigError(f"obs_features={obs_features!r} is not available for variant "
+                          f"{variant.name!r}; supported: {', '.join(names)}")
 
 
 def _is_german(variant) -> bool:

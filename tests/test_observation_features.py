@@ -279,9 +279,11 @@ def test_unknown_or_unsupported_obs_features_are_one_line_errors():
                                           "'solver_move'; got 'magic'"):
         O.observation_size(VARIANT, "magic")
     for name in ("gin", "robbers"):
-        with pytest.raises(ConfigError, match=f"not available for variant '{name}'; "
-                                              "supported: crazy, german, mountain$"):
-            O.observation_size(make_variant(name), "solver")
+        for features in ("solver", "solver_move"):
+            with pytest.raises(ConfigError, match=f"obs_features='{features}' is not available "
+                                                  f"for variant '{name}'; supported: crazy, "
+                                                  "german, mountain$"):
+                O.observation_size(make_variant(name), features)
     from mountain_rummy_env import gin_rummy_v0, mountain_rummy_v0, robbers_rummy_v0
 
     with pytest.raises(ConfigError, match="supported: crazy, german, mountain"):

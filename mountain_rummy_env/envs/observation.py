@@ -214,7 +214,7 @@ def obs_features_of(obs_features, variant=None) -> str:
         raise ConfigError(f"obs_features must be one of {', '.join(map(repr, OBS_FEATURES))}; "
                           f"got {obs_features!r}")
     if name != "none" and variant is not None:
-        _solver.check_solver_features(variant)
+        _solver.check_solver_features(variant, name)
     return name
 
 

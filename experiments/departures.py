@@ -30,6 +30,7 @@ from mountain_rummy_env.core.state import EVENT_NONE, PHASE_NAMES
 from mountain_rummy_env.game import player_view
 from mountain_rummy_env.registry import make_variant
 
+
 def discard_gap(rules: RulesAgent, view, by, ours: int, theirs: int) -> np.ndarray:
     """``rules``' value of discarding ``ours`` less that of ``theirs``, as (total, points
     kept, outs x weight, -feeding): the same agent's sums with the outs and the feeding

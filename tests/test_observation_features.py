@@ -39,7 +39,8 @@ F = SF.JOKER_FACE + 1
 
 @njit
 def _act(states, spec, mask, tables):
-    return fp.mountain_action(states[0], spec, mask, tables)
+    """The variant's playout move (Mountain's heuristic, German's rules player) in states[0]."""
+    return fp.fast_action(states[0], spec, mask, tables)
 
 
 @njit
@@ -614,11 +615,6 @@ def test_envs_append_the_block(name, features):
     assert o.shape == (O.observation_size(v, features),) and o in single.observation_space
 
 
-@njit
-def _playout_move(states, spec, mask, tables):
-    return fp.fast_action(states[0], spec, mask, tables)
-
-
 @pytest.mark.parametrize("name", ["mountain", "german", "crazy"])
 def test_move_block_is_the_playout_policys_move(name, request):
     """obs_features="solver_move": the solver block, then the seat's move under the
@@ -644,7 +640,7 @@ def test_move_block_is_the_playout_policys_move(name, request):
             if p != g.current_player(0):
                 assert len(move) == 0
                 continue
-            a = _playout_move(g.states.copy(), v.spec, g.masks[0].copy(), tables)
+            a = _act(g.states.copy(), v.spec, g.masks[0].copy(), tables)
             assert list(move) == [a] and g.masks[0, a] and row[-n_act + a] == 1
             moved += 1
     assert moved >= 30

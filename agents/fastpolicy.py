@@ -38,7 +38,7 @@ from mountain_rummy_env.core.spec import Spec, spec_class_of, spec_of
 from mountain_rummy_env.solver import make_workspace
 # the solver primitives are the package's (the observation's solver features use them too)
 from mountain_rummy_env.solver_features import (
-    _first_legal, mountain_action, solver_tables,
+    DISCARDS, _first_legal, mountain_action, solver_tables,
 )
 from mountain_rummy_env.core.state import EVENT_NONE, LOC_HAND
 from mountain_rummy_env.german_player import credit_order, german_action, rules_params
@@ -139,10 +139,10 @@ def german_playout_action(s, spec, mask, tables):
     return german_action(s, spec, params, work, ws, order)
 
 
-def _german_tables(variant) -> tuple:
+def _german_tables(variant, discard: str = "points") -> tuple:
     """German's and Crazy's tables: what :func:`german_action` reads besides the state, with
     the parameters :class:`agents.german.GermanSearchAgent` plays its playouts with (the
-    variant's rules player, :func:`rules_params`)."""
+    variant's rules player, :func:`rules_params`); ``discard`` is Mountain's only."""
     return (rules_params(variant.name), np.zeros(rules.SCRATCH_RECORDS, dtype=variant.dtype),
             make_workspace(int(variant.spec.num_templates)), credit_order(variant))
 
@@ -150,31 +150,38 @@ def _german_tables(variant) -> tuple:
 _TABLES: dict = {}
 
 
-def rollout_tables(variant) -> tuple:
-    """The ``tables`` argument of the variant's playout policy (built once per variant name,
-    by :data:`TABLES_BY_SPEC`)."""
-    hit = _TABLES.get(variant.name)
+def rollout_tables(variant, discard: str = "points") -> tuple:
+    """The ``tables`` argument of the variant's playout policy (built once per variant name
+    and ``discard``, by :data:`TABLES_BY_SPEC`); ``discard="outs"`` (Mountain only) makes
+    Mountain's policy discard as the rules player does (:data:`DISCARDS`)."""
+    key = (variant.name, discard)
+    hit = _TABLES.get(key)
     if hit is None:
-        check_playout_policy(variant)
-        hit = _TABLES[variant.name] = TABLES_BY_SPEC[spec_class_of(variant.spec)](variant)
+        check_playout_policy(variant, discard)
+        hit = _TABLES[key] = TABLES_BY_SPEC[spec_class_of(variant.spec)](variant, discard)
     return hit
 
 
 # spec type -> playout action, and the builder of its tables
 POLICY_BY_SPEC: dict = {Spec: mountain_action, gin.GinSpec: gin_action,
                         GermanSpec: german_playout_action}
-_solver_tables = solver_tables
 TABLES_BY_SPEC: dict = {Spec: solver_tables, gin.GinSpec: solver_tables,
                         GermanSpec: _german_tables}
 
 
-def check_playout_policy(variant) -> None:
+def check_playout_policy(variant, discard: str = "points") -> None:
     """Fail before compiling, naming the supported spec types, for a registered variant whose
-    spec type has no playout policy here."""
+    spec type has no playout policy here, or naming the choices for a ``discard`` the
+    variant's policy does not have (only Mountain's has more than ``"points"``)."""
     if spec_class_of(variant.spec) not in POLICY_BY_SPEC:
         raise NotImplementedError(
             f"no playout policy for variant {variant.name!r} (spec type {spec_class_of(variant.spec).__name__}); "
             f"agents.fastpolicy.POLICY_BY_SPEC has: {', '.join(t.__name__ for t in POLICY_BY_SPEC)}")
+    choices = tuple(DISCARDS) if spec_class_of(variant.spec) is Spec else ("points",)
+    if discard not in choices:
+        raise NotImplementedError(
+            f"discard={discard!r} is not a playout discard of variant {variant.name!r}; "
+            f"it has: {', '.join(choices)}")
 
 
 def fast_action(s, spec, mask, tables):  # pragma: no cover - compiled only, resolved by spec type
@@ -222,13 +229,16 @@ def playout_batch(states, spec, masks, scratch, values, me, finished, tables):
 @register("playout",
           help="the search's compiled playout policy as a player, about 0.1 ms a move: "
                "Mountain's heuristic (takes by solver gain, holds and places as rules, "
-               "discards by points kept), Gin's, German's and Crazy's rules player; what "
-               "the observation's move block (obs_features=solver_move) shows a network")
+               "discards by points kept; discard=outs: by rules' expected points), Gin's, "
+               "German's and Crazy's rules player; what the observation's move block "
+               "(obs_features=solver_move, solver_move_outs) shows a network")
 class PlayoutAgent(Agent):
-    """:func:`fast_action` on the seat's public state (its own information only)."""
+    """:func:`fast_action` on the seat's public state (its own information only);
+    ``discard`` picks Mountain's discard (:data:`DISCARDS`)."""
 
-    def __init__(self, seed=None):
+    def __init__(self, seed=None, discard: str = "points"):
         super().__init__(seed)
+        self.discard = discard
         self._out = np.zeros(1, np.int64)
         self._games = np.zeros(1, np.int64)
 
@@ -236,12 +246,13 @@ class PlayoutAgent(Agent):
         from mountain_rummy_env.registry import make_variant
 
         try:
-            check_playout_policy(make_variant(variant))
+            check_playout_policy(make_variant(variant), self.discard)
         except NotImplementedError as err:
             raise AgentSpecError(str(err)) from None
 
     def act(self, view, mask) -> int:
         v = view.variant
         masks = np.ascontiguousarray(np.asarray(mask, np.int8)[None])
-        act_batch(view.public_state(), v.spec_ref, masks, self._games, rollout_tables(v), self._out)
+        act_batch(view.public_state(), v.spec_ref, masks, self._games, rollout_tables(v, self.discard),
+                  self._out)
         return int(self._out[0])

@@ -164,7 +164,8 @@ def add_obs_features(group) -> None:
                             "solver's values of each choice (docs/observation.md; Mountain, "
                             "German, Crazy); solver_move = those and the compiled heuristic's "
                             "move, one-hot (the actor adds it to its logits with a learned "
-                            "gain per action); recorded in the policy")
+                            "gain per action); solver_move_outs (Mountain) = the same with "
+                            "the heuristic discarding as rules; recorded in the policy")
 
 
 def checked_variant_and_net(p: argparse.ArgumentParser, args):

@@ -31,7 +31,7 @@ from .core import batch, rules
 from .core.german import GermanSpec
 from .core.spec import Spec, spec_class_of, spec_of
 from .core.state import (
-    LOC_HAND, MELD_EMPTY, PHASE_DRAW, PHASE_PLAY, PHASE_RESPONSE,
+    LOC_FACEDOWN, LOC_HAND, LOC_STOCK, MELD_EMPTY, PHASE_DRAW, PHASE_PLAY, PHASE_RESPONSE,
 )
 from .solver import OBJ_DEADWOOD, OBJ_POINTS, batch_kernel, fast_tables
 
@@ -253,6 +253,11 @@ def _best_take(s, spec, mask, counts, hand_bits, tables):
 
 NUM_RANKS = 13
 
+# Mountain's playout discards (solver_tables' item 15): "points" keeps the most solver points
+# (the search's rollouts), "outs" is the rules player's expected points with its
+# RulesAgent defaults outs_weight=2, feed_weight=1.5 (held equal by a test)
+DISCARDS = {"points": np.array([0.0, 0.0, 0.0]), "outs": np.array([1.0, 2.0, 1.5])}
+
 
 @njit(cache=True)
 def _connect(face, counts):
@@ -282,6 +287,127 @@ def _first_legal(spec, mask):
         if mask[a]:
             return a
     return -1
+
+
+@njit(cache=True)
+def _rank_distance(a, b):
+    """Rank distance of faces ``a`` and ``b`` of one suit (the ace next to 2 and to K)."""
+    ra, rb = a % NUM_RANKS, b % NUM_RANKS
+    d = abs(ra - rb)
+    if ra == 0 or rb == 0:
+        d = min(d, NUM_RANKS - d)
+    return d
+
+
+@njit(cache=True)
+def _feed_risk(s, spec, p, f):
+    """The rules player's risk (``RulesAgent.danger``, points) that discarding natural face
+    ``f`` feeds the opponent: 25 when it completes a meld with cards the opponent is known
+    to hold (taken from the discard pile), 6 with one such card next to it, 2 with one two
+    ranks off; 15 more when it lays off on a table meld. (Rules also lowers it near the
+    opponent's own discards, a history the state does not keep.)"""
+    same = 0
+    near1 = 0
+    near2 = 0
+    for c in range(spec.num_cards):
+        where = s.loc[c]
+        if where < LOC_HAND or where == LOC_HAND + p or s.public[c] == 0:
+            continue
+        g = spec.card_face[c]
+        if g == JOKER_FACE or g == f:
+            continue
+        if g % NUM_RANKS == f % NUM_RANKS:
+            same += 1
+        elif g // NUM_RANKS == f // NUM_RANKS:
+            d = _rank_distance(f, g)
+            if d == 1:
+                near1 += 1
+            elif d == 2:
+                near2 += 1
+    risk = 0.0
+    if same >= 2 or near1 >= 2 or (near1 > 0 and near2 > 0):
+        risk = 25.0
+    elif same == 1 or near1 == 1:
+        risk = 6.0
+    elif near2 > 0:
+        risk = 2.0
+    if _layable(s, spec, f):
+        risk += 15.0
+    return risk
+
+
+@njit(cache=True)
+def _outs_discard(s, spec, p, mask, counts, hand_bits, tables, outs_weight, feed_weight):
+    """The rules player's discard (``RulesAgent.discard_values``): the legal discard whose
+    hand left has the most solver points, plus ``outs_weight`` x the mean points gain of one
+    more card over the cards seat ``p`` has not seen (a column per unseen natural card, one
+    for a joker weighted by the unseen jokers), less ``feed_weight`` x the feeding risk
+    (:func:`_feed_risk`) x the card's value / 10; a joker costs 30."""
+    draws = np.empty(spec.num_cards, np.int64)
+    n_draws = 0
+    unseen_jokers = 0
+    deals_jokers = False
+    for c in range(spec.num_cards):
+        f = spec.card_face[c]
+        deals_jokers = deals_jokers or f == JOKER_FACE
+        where = s.loc[c]
+        if (where == LOC_STOCK or where == LOC_FACEDOWN
+                or (where >= LOC_HAND and where != LOC_HAND + p and s.public[c] == 0)):
+            if f == JOKER_FACE:
+                unseen_jokers += 1
+            else:
+                draws[n_draws] = f
+                n_draws += 1
+    cols = 1 + n_draws + (1 if deals_jokers else 0)
+    n_cands = 0
+    for f in range(JOKER_FACE + 1):
+        if mask[spec.a_discard + f]:
+            n_cands += 1
+    hands = np.empty(n_cands * cols, np.uint64)
+    jokers = np.empty(n_cands * cols, np.int8)
+    i = 0
+    for f in range(JOKER_FACE + 1):
+        if not mask[spec.a_discard + f]:
+            continue
+        rest = hand_bits
+        jok = counts[JOKER_FACE]
+        if f == JOKER_FACE:
+            jok -= 1
+        else:
+            rest = hand_bits & ~(np.uint64(1) << np.uint64(f))
+        row = i * cols
+        hands[row:row + cols] = rest
+        jokers[row:row + cols] = jok
+        for j in range(n_draws):
+            hands[row + 1 + j] = rest | (np.uint64(1) << np.uint64(draws[j]))
+        if deals_jokers:
+            jokers[row + cols - 1] = jok + 1
+        i += 1
+    pts = np.empty(n_cands * cols, np.int32)
+    _points(tables, hands, jokers, pts)
+    weight = max(1, n_draws + unseen_jokers)
+    best = -1
+    best_v = -1e18
+    i = 0
+    for f in range(JOKER_FACE + 1):
+        if not mask[spec.a_discard + f]:
+            continue
+        row = i * cols
+        base = pts[row]
+        gain = 0.0
+        for j in range(n_draws):
+            gain += max(pts[row + 1 + j] - base, 0)
+        if deals_jokers:
+            gain += unseen_jokers * max(pts[row + cols - 1] - base, 0)
+        v = base + outs_weight * gain / weight
+        if f == JOKER_FACE:
+            v -= 30.0
+        else:
+            v -= feed_weight * _feed_risk(s, spec, p, f) * spec.hand_value[f] / 10.0
+        if v > best_v:
+            best, best_v = spec.a_discard + f, v
+        i += 1
+    return best
 
 
 @njit(cache=True)
@@ -323,6 +449,10 @@ def mountain_action(s, spec, mask, tables):
             best_v = spec.hand_value[f]
     if best >= 0:
         return best
+    params = tables[15]
+    if params[0] > 0:
+        best = _outs_discard(s, spec, p, mask, counts, hand_bits, tables, params[1], params[2])
+        return best if best >= 0 else _first_legal(spec, mask)
     n = 0
     for f in range(JOKER_FACE):
         if mask[spec.a_discard + f]:
@@ -350,13 +480,18 @@ def mountain_action(s, spec, mask, tables):
     return _first_legal(spec, mask)
 
 
-def solver_tables(variant) -> tuple:
+def solver_tables(variant, discard: str = "points") -> tuple:
     """Mountain's and Gin's solver tables: the meld table with the fast tables of the points
-    objective (items 2-6) and of the deadwood objective (10-14)."""
+    objective (items 2-6) and of the deadwood objective (10-14), then Mountain's playout
+    discard (15: float64 ``[outs, outs_weight, feed_weight]``; ``discard="points"`` the
+    points kept, ``"outs"`` the rules player's expected points, :func:`_outs_discard`)."""
+    if discard not in DISCARDS:
+        raise ConfigError(f"discard={discard!r} is not a Mountain playout discard; "
+                          f"choose one of {', '.join(DISCARDS)}")
     t = variant.table
     values = np.ascontiguousarray(variant.spec.hand_value, dtype=np.int64)
     return (t.credit, values, *fast_tables(t, values, "points"), t.mask, t.length, t.faces,
-            *fast_tables(t, values, "deadwood"))
+            *fast_tables(t, values, "deadwood"), DISCARDS[discard].copy())
 
 
 # --------------------------------------------------------------------------------------
@@ -389,14 +524,22 @@ SCALED_FEATURES = ("discard_cost", "take_gain", "points", "deadwood", "end_deadw
 # may use obs_features="solver" (German and Crazy share GermanSpec and the German block)
 FEATURE_SPECS = {Spec: ("mountain",), GermanSpec: ("crazy", "german")}
 
+# the obs_features names with the move block, and the discard of Mountain's playout policy
+# that block shows (DISCARDS; German's and Crazy's show their rules player under either)
+MOVE_DISCARDS = {"solver_move": "points", "solver_move_outs": "outs"}
+
 
 def check_solver_features(variant, obs_features: str = "solver") -> None:
-    """A ``ConfigError`` naming the supported variants when ``variant`` has no solver block
-    (``obs_features``: the option asked for, named in the message)."""
+    """A ``ConfigError`` naming the supported variants when ``variant`` has no solver block,
+    or no ``obs_features`` move block (the option asked for, named in the message)."""
     if spec_class_of(variant.spec) not in FEATURE_SPECS:
         names = sorted(n for names in FEATURE_SPECS.values() for n in names)
         raise ConfigError(f"obs_features={obs_features!r} is not available for variant "
                           f"{variant.name!r}; supported: {', '.join(names)}")
+    if MOVE_DISCARDS.get(obs_features, "points") != "points" and _is_german(variant):
+        raise ConfigError(f"obs_features={obs_features!r} is Mountain's (its playout heuristic "
+                          f"discarding as the rules player does); for variant {variant.name!r} "
+                          f"'solver_move' already shows the rules player's move")
 
 
 def _is_german(variant) -> bool:
@@ -569,15 +712,15 @@ def encode_mountain_moves(states, spec, players, tables, mask, scratch, out, off
 
 
 class SolverFeatures:
-    """The solver block of one variant, with its tables and work space, and with ``move``
-    the move block after it: ``features(states, players, out, offset)`` (not thread-safe:
-    one per thread)."""
+    """The ``obs_features`` block of one variant (``"solver"``, or with the move block after
+    it: :data:`MOVE_DISCARDS`), with its tables and work space:
+    ``features(states, players, out, offset)`` (not thread-safe: one per thread)."""
 
-    def __init__(self, variant, move: bool = False):
-        check_solver_features(variant)
+    def __init__(self, variant, obs_features: str = "solver"):
+        check_solver_features(variant, obs_features)
         self.variant = variant
-        self.move = bool(move)
-        self.size = feature_size(variant, move)
+        self.move = obs_features in MOVE_DISCARDS
+        self.size = feature_size(variant, self.move)
         self.block_size = feature_size(variant)
         self.scratch = np.zeros(rules.SCRATCH_RECORDS, dtype=variant.dtype)
         self.german = _is_german(variant)
@@ -588,7 +731,7 @@ class SolverFeatures:
             self.order = credit_order(variant)
             self.ws = make_workspace(variant.spec.num_templates)
         else:
-            self.tables = solver_tables(variant)
+            self.tables = solver_tables(variant, MOVE_DISCARDS.get(obs_features, "points"))
             self.mask = np.zeros(variant.num_actions, np.int8)
 
     def __call__(self, states, players, out, offset):
@@ -613,11 +756,11 @@ class SolverFeatures:
 _FEATURES: dict = {}
 
 
-def solver_features(variant, move: bool = False) -> SolverFeatures:
-    """The (cached, per variant name, options and ``move``) :class:`SolverFeatures` of
-    ``variant``."""
-    key = (variant.name, repr(variant.config), bool(move))
+def solver_features(variant, obs_features: str = "solver") -> SolverFeatures:
+    """The (cached, per variant name, options and ``obs_features``) :class:`SolverFeatures`
+    of ``variant``."""
+    key = (variant.name, repr(variant.config), obs_features)
     hit = _FEATURES.get(key)
     if hit is None:
-        hit = _FEATURES[key] = SolverFeatures(variant, move)
+        hit = _FEATURES[key] = SolverFeatures(variant, obs_features)
     return hit

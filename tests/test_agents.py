@@ -230,6 +230,59 @@ def test_mountain_playouts_take_deep_discards_as_the_rules_player_does(variant):
     assert variant.action_text(action) == agent_move(make_agent("rules"), g) == "take 5D"
 
 
+def test_mountain_outs_playouts_discard_as_the_rules_player_does(variant):
+    """discard="outs": the compiled discard is the rules player's expected points (points
+    kept + 2 x the mean gain of one more unseen card - the feeding risk, MR-12), with its
+    default weights; over rules-vs-rules hands it picks rules' discard wherever rules'
+    history (the opponent's past discards and takes, which the state does not keep) is
+    left out, and the playout agent plays it."""
+    import inspect
+
+    from numba import njit
+
+    from agents import fastpolicy as fp
+    from agents.common import legal_by_family
+    from agents.rules import RulesAgent
+    from mountain_rummy_env import solver_features as sf
+
+    d = {k: p.default for k, p in inspect.signature(RulesAgent.__init__).parameters.items()}
+    assert list(sf.DISCARDS["outs"]) == [1.0, d["outs_weight"], d["feed_weight"]]
+
+    @njit
+    def outs_discard(states, spec, p, mask, tables, weights):
+        counts = np.zeros(sf.JOKER_FACE + 1, np.int64)
+        bits = sf._hand_of(states[0], spec, p, counts)
+        return sf._outs_discard(states[0], spec, p, mask, counts, bits, tables, weights[1],
+                                weights[2])
+
+    tables = fp.rollout_tables(variant, "outs")
+    memoryless = RulesAgent()
+    same = total = 0
+    for seed in range(24):
+        g = Game(variant, 1)
+        g.reset(seed=seed)
+        players = [make_agent("rules", seed=seed, variant="mountain") for _ in range(2)]
+        while not g.done(0):
+            p = g.current_player(0)
+            view = player_view(g, 0, p)
+            a = players[p].act(view, g.masks[0])
+            if variant.action_text(a).startswith("discard"):
+                memoryless.reset()
+                values = memoryless.discard_values(view, legal_by_family(variant, g.masks[0]))
+                b = outs_discard(view.public_state(), variant.spec, p, g.masks[0].copy(),
+                                 tables, sf.DISCARDS["outs"])
+                total += 1
+                same += b == max(values, key=values.get)
+            g.step_one(0, a)
+    assert total > 100 and same == total
+    playout = make_agent("playout:discard=outs", variant="mountain")
+    g = deal(variant, p0="5H 6H 7H 8H QS QD QC 9S 9D 9H 2C 3D KD", p1=P1, up="5D",
+             stock_top=["4C"])
+    g.step_one(0, "draw stock")
+    assert agent_move(playout, g) == variant.action_text(
+        fp.mountain_action(g.states[0], variant.spec, g.masks[0].copy(), tables))
+
+
 def test_search_takes_the_card_that_completes_a_long_run(variant):
     g = deal(variant, p0="8H 9H JH " + JUNK0, p1=P1, up="TH", stock_top=["5C"])
     # enough playouts to tell the take from a draw (TH stays within reach of a deep take)

@@ -277,8 +277,12 @@ def test_int8_features_are_the_float32_ones_quantised(games):
 
 def test_unknown_or_unsupported_obs_features_are_one_line_errors():
     with pytest.raises(ConfigError, match="obs_features must be one of 'none', 'solver', "
-                                          "'solver_move'; got 'magic'"):
+                                          "'solver_move', 'solver_move_outs'; got 'magic'"):
         O.observation_size(VARIANT, "magic")
+    for name in ("german", "crazy"):
+        with pytest.raises(ConfigError, match=f"'solver_move_outs' is Mountain's .* for variant "
+                                              f"'{name}' 'solver_move' already shows the rules"):
+            O.observation_size(make_variant(name), "solver_move_outs")
     for name in ("gin", "robbers"):
         for features in ("solver", "solver_move"):
             with pytest.raises(ConfigError, match=f"obs_features='{features}' is not available "
@@ -573,7 +577,8 @@ def test_german_block_is_the_rules_players_values(name, german_games):
 
 @pytest.mark.parametrize("name,features", [("mountain", "solver"), ("german", "solver"),
                                            ("crazy", "solver"), ("mountain", "solver_move"),
-                                           ("german", "solver_move")])
+                                           ("german", "solver_move"),
+                                           ("mountain", "solver_move_outs")])
 def test_envs_append_the_block(name, features):
     """The vector env (learner and opponent callable), the AEC env and the single-agent
     env give the view with the variant's block (and the move block), equal to
@@ -615,26 +620,29 @@ def test_envs_append_the_block(name, features):
     assert o.shape == (O.observation_size(v, features),) and o in single.observation_space
 
 
-@pytest.mark.parametrize("name", ["mountain", "german", "crazy"])
-def test_move_block_is_the_playout_policys_move(name, request):
+@pytest.mark.parametrize("name,features,discard", [
+    ("mountain", "solver_move", "points"), ("mountain", "solver_move_outs", "outs"),
+    ("german", "solver_move", "points"), ("crazy", "solver_move", "points")])
+def test_move_block_is_the_playout_policys_move(name, features, discard, request):
     """obs_features="solver_move": the solver block, then the seat's move under the
     variant's playout policy (Mountain's heuristic, German's and Crazy's rules player),
     one-hot over the actions, legal, where the seat is to move; all 0 for the other seats;
-    equal on the true state and the seat's public state; binary in both dtypes."""
+    equal on the true state and the seat's public state; binary in both dtypes.
+    "solver_move_outs": Mountain's heuristic with the rules player's discard."""
     v = GERMANS.get(name, VARIANT)
-    tables = fp.rollout_tables(v)
+    tables = fp.rollout_tables(v, discard)
     n_act = v.num_actions
-    low, high = O.observation_bounds(v, obs_features="solver_move")
-    assert not O.scaled_features(v, obs_features="solver_move")[-n_act:].any()
+    low, high = O.observation_bounds(v, obs_features=features)
+    assert not O.scaled_features(v, obs_features=features)[-n_act:].any()
     assert (low[-n_act:] == 0).all() and (high[-n_act:] == 1).all()
     moved = 0
     for g in positions_of(name, request):
         for p in range(v.num_players):
-            row = encode_of(v, g.states, [p], "solver_move")[0]
+            row = encode_of(v, g.states, [p], features)[0]
             assert np.array_equal(row[:-n_act], encode_of(v, g.states, [p])[0])
-            public = encode_of(v, player_view(g, 0, p).public_state(), [p], "solver_move")[0]
+            public = encode_of(v, player_view(g, 0, p).public_state(), [p], features)[0]
             assert np.array_equal(row[-n_act:], public[-n_act:])
-            assert np.array_equal(encode_of(v, g.states, [p], "solver_move", np.int8)[0][-n_act:],
+            assert np.array_equal(encode_of(v, g.states, [p], features, np.int8)[0][-n_act:],
                                   row[-n_act:].astype(np.int8))
             move = np.flatnonzero(row[-n_act:])
             if p != g.current_player(0):

@@ -206,7 +206,7 @@ class SeatEncoder:
         self._features = None    # the solver block (obs_features="solver"), after the view
         if obs_features != "none":
             from ..solver_features import SolverFeatures
-            self._features = SolverFeatures(game.variant, obs_mod.has_move_block(obs_features))
+            self._features = SolverFeatures(game.variant, obs_features)
         self._view_size = obs_mod.observation_layout(game.variant).size
         self._players = np.zeros(1, np.int64)
         self._bound = None       # (states, the encoder bound to them and the buffers)

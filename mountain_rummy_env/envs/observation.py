@@ -38,7 +38,8 @@ clairvoyant encoding from seat 0, the full state for centralised critics.
 ``"solver"`` appends the solver feature block of :mod:`mountain_rummy_env.solver_features`
 (Mountain; German and Crazy Rummy have their own, :mod:`mountain_rummy_env.german_features`)
 after the player view; ``"solver_move"`` appends the move block after that (the variant's
-compiled heuristic's move, one-hot over the actions: :func:`has_move_block`).
+compiled heuristic's move, one-hot over the actions: :func:`has_move_block`), and
+``"solver_move_outs"`` (Mountain) the move of its heuristic discarding as the rules player.
 :func:`observation_size`, :func:`observation_bounds`, :func:`scaled_features` and
 :func:`observation_scale` take the same option, and :func:`encode_views` writes every part.
 """
@@ -70,8 +71,9 @@ INT8_SCALE = 127
 
 # feature blocks appended to the player view: "none" (the plain view), "solver" (the meld
 # solver's values of the player's choices, mountain_rummy_env.solver_features; Mountain,
-# German and Crazy) or "solver_move" (those, then the compiled heuristic's move, one-hot)
-OBS_FEATURES = ("none", "solver", "solver_move")
+# German and Crazy) or "solver_move" (those, then the compiled heuristic's move, one-hot);
+# "solver_move_outs" (Mountain): the move of its heuristic discarding as the rules player
+OBS_FEATURES = ("none", "solver", *_solver.MOVE_DISCARDS)
 
 # ---- card planes (width C) -----------------------------------------------------------
 P_HAND = 0            # in my hand
@@ -222,7 +224,7 @@ def has_move_block(obs_features) -> bool:
     """Whether ``obs_features`` ends in the move block: the last ``num_actions`` values of the
     observation are the variant's compiled heuristic's move, one-hot (all 0 when the seat
     is not to move)."""
-    return obs_features == "solver_move"
+    return obs_features in _solver.MOVE_DISCARDS
 
 
 def feature_size(variant, obs_features="none") -> int:
@@ -246,7 +248,7 @@ def encode_views(states, variant, players, out, obs_features="none") -> None:
     players = np.asarray(players, np.int64)
     encode_observations(states, variant.spec_ref, players, out)
     if obs_features not in ("none", None):
-        _solver.solver_features(variant, has_move_block(obs_features))(
+        _solver.solver_features(variant, obs_features)(
             states, players, out, observation_layout(variant).size)
 
 

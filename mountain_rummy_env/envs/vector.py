@@ -86,7 +86,7 @@ from ..core.state import EVENT_GAME_OVER, PHASE_HAND_OVER
 from ..game import Game, IllegalActionError
 from .aec import illegal_reward_for, observation_box
 from .observation import (
-    encode_observations, has_move_block, obs_dtype_of, obs_features_of, observation_layout,
+    encode_observations, obs_dtype_of, obs_features_of, observation_layout,
 )
 
 __all__ = ["RummyVectorEnv", "sample_masked", "advance", "vector_env_factory", "seed_rng"]
@@ -229,7 +229,7 @@ class RummyVectorEnv(VectorEnv):
         if self.obs_features != "none":
             from ..solver_features import SolverFeatures
             # its own work space
-            self._features = SolverFeatures(variant, has_move_block(self.obs_features))
+            self._features = SolverFeatures(variant, self.obs_features)
         self._view_size = observation_layout(variant).size
         self.illegal_action = illegal_action
         self.illegal_reward = illegal_reward_for(variant, "margin", illegal_action, illegal_reward)

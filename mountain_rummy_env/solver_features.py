@@ -95,24 +95,22 @@ def _least_deadwood(tables, hands, jokers, out):
 MOUNTAIN_HOLD_OPP, MOUNTAIN_HOLD_STOCK = 4, 6
 
 
+# layable cards beyond this many are always set aside by _end_deadwood (2^k subsets tried)
+MAX_LAYABLE_SUBSETS_BITS = 6
+
+
 @njit(cache=True)
-def _end_deadwood(s, spec, counts, tables, limit):
-    """Least deadwood of a hand left by placing every meld and dropping one card (cards that
-    lay off on the table set aside first): at most the knock limit means placing could end
-    the hand now (knock, MR-7.3). -1 when no card is left to drop (a camp). Exact up to
-    ``limit``; above it, some value > ``limit`` (the whole hand's least deadwood, when no
-    card dropped could bring it to ``limit``: a card is worth 15 at most)."""
-    bits = np.uint64(0)
-    for f in range(JOKER_FACE):
-        if counts[f] > 0 and not _layable(s, spec, f):
-            bits |= np.uint64(1) << np.uint64(f)
-    jok = counts[JOKER_FACE]
+def _drop_deadwood(bits, jok, tables, limit):
+    """:func:`_end_deadwood` of the natural faces ``bits`` and ``jok`` jokers, every card
+    kept in hand (none set aside to lay off)."""
     hands = np.empty(JOKER_FACE + 1, np.uint64)
     jokers = np.empty(JOKER_FACE + 1, np.int8)
     hands[0] = bits
     jokers[0] = jok
     dw = np.empty(JOKER_FACE + 1, np.int32)
     _least_deadwood(tables, hands[:1], jokers[:1], dw[:1])
+    if dw[0] == 0:
+        return -1
     if dw[0] > limit + 15:
         return dw[0]
     n = 0
@@ -129,6 +127,39 @@ def _end_deadwood(s, spec, counts, tables, limit):
         return -1
     _least_deadwood(tables, hands[:n], jokers[:n], dw[:n])
     return dw[:n].min()
+
+
+@njit(cache=True)
+def _end_deadwood(s, spec, counts, tables, limit):
+    """Least deadwood of a hand left by placing every meld and layoff and dropping one card:
+    at most the knock limit means placing could end the hand now (knock, MR-7.3). -1 when
+    no card is left to drop or the cards left all meld (a camp: Base Camp, or High Camp by
+    melding them, MR-7.3). A card that lays off on the table is either laid off or kept for
+    a meld in hand, whichever leaves less (every subset of them is tried, as the rules
+    player arranges the hand first and lays off only its loose cards). Exact up to
+    ``limit``; above it, some value > ``limit`` (the hand's least deadwood, when no card
+    dropped could bring it to ``limit``: a card is worth 15 at most)."""
+    bits = np.uint64(0)
+    layable = np.empty(MAX_LAYABLE_SUBSETS_BITS, np.int64)
+    k = 0
+    for f in range(JOKER_FACE):
+        if counts[f] > 0:
+            if not _layable(s, spec, f):
+                bits |= np.uint64(1) << np.uint64(f)
+            elif k < MAX_LAYABLE_SUBSETS_BITS:
+                layable[k] = f
+                k += 1
+    best = np.int32(1 << 30)
+    for kept in range(1 << k):
+        hand = bits
+        for j in range(k):
+            if (kept >> j) & 1:
+                hand |= np.uint64(1) << np.uint64(layable[j])
+        end = _drop_deadwood(hand, counts[JOKER_FACE], tables, limit)
+        if end < 0:
+            return end
+        best = min(best, end)
+    return best
 
 
 @njit(cache=True)

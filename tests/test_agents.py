@@ -178,6 +178,40 @@ def test_mountain_playouts_hold_melds_as_the_rules_player_does(variant):
     assert (sf.MOUNTAIN_HOLD_OPP, sf.MOUNTAIN_HOLD_STOCK) == (d["hold_opp"], d["hold_stock"])
 
 
+def test_mountain_playouts_see_the_ends_the_rules_player_sees(variant):
+    """Wherever the rules player finds that placing its melds and layoffs lets it end the
+    hand (a knock with at most 10 deadwood, Base Camp, or High Camp by melding every card,
+    MR-7.3), the playouts' end test (``_end_deadwood``) finds it too: a card that lays off on
+    the table may stay in a meld in hand instead, and a hand that melds entirely ends."""
+    from numba import njit
+
+    from agents.rules import RulesAgent
+    from mountain_rummy_env import solver_features as sf
+    from mountain_rummy_env.core.state import PHASE_PLAY
+
+    @njit
+    def end_deadwood(states, spec, p, tables):
+        counts = np.zeros(sf.JOKER_FACE + 1, np.int64)
+        sf._hand_of(states[0], spec, p, counts)
+        return sf._end_deadwood(states[0], spec, counts, tables, spec.knock_limit)
+
+    tables = sf.solver_tables(variant)
+    judge = RulesAgent()
+    ends = 0
+    for seed in range(16):
+        g = Game(variant, 1)
+        g.reset(seed=seed)
+        players = [make_agent("rules", seed=seed, variant="mountain") for _ in range(2)]
+        while not g.done(0):
+            p = g.current_player(0)
+            view = player_view(g, 0, p)
+            if g.states[0]["phase"] == PHASE_PLAY and judge.could_end_after_placing(view):
+                ends += 1
+                assert end_deadwood(g.states, variant.spec, p, tables) <= variant.spec.knock_limit
+            g.step_one(0, players[p].act(view, g.masks[0]))
+    assert ends > 50
+
+
 def test_mountain_playouts_place_as_the_rules_player_does(variant):
     """The playouts place the melds and layoffs of the hand's best arrangement (solver
     points), as the rules player does, not the longest meld first: over rules-vs-rules

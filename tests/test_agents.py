@@ -545,20 +545,22 @@ def test_agents_finish_hands_with_legal_moves(variant, spec):
         assert r.end in ("knock", "base camp", "high camp", "exhausted")
 
 
-@pytest.mark.parametrize("name", ["mountain", "gin", "german"])
-def test_playout_agent_plays_the_compiled_policy_on_its_own_information(name):
+@pytest.mark.parametrize("name,discard", [("mountain", "points"), ("mountain", "outs"),
+                                          ("gin", "points"), ("german", "points")])
+def test_playout_agent_plays_the_compiled_policy_on_its_own_information(name, discard):
     """``playout`` is the search's compiled playout policy: on the seat's public state it
     picks the move :func:`agents.fastpolicy.act_batch` picks on the true state, legal, over
-    whole hands; Robber's Rummy, which has no such policy, is refused by name."""
+    whole hands (Mountain: with either discard); Robber's Rummy, which has no such policy,
+    is refused by name, and so is a discard the variant's policy does not have."""
     from agents import AgentSpecError
     from agents.fastpolicy import act_batch, rollout_tables
     from mountain_rummy_env import make_variant
 
     v = make_variant(name)
-    agent = make_agent("playout", seed=0, variant=name)
-    tables, out, games = rollout_tables(v), np.zeros(1, np.int64), np.zeros(1, np.int64)
+    agent = make_agent(f"playout:discard={discard}", seed=0, variant=name)
+    tables, out, games = rollout_tables(v, discard), np.zeros(1, np.int64), np.zeros(1, np.int64)
     g, moves = Game(v, 1), 0
-    for seed in range(3):
+    for seed in range(4):
         g.reset(seed=seed)
         while not g.done(0):
             a = agent.act(player_view(g, 0, g.current_player(0)), g.masks[0])
@@ -569,3 +571,9 @@ def test_playout_agent_plays_the_compiled_policy_on_its_own_information(name):
     assert moves > 50
     with pytest.raises(AgentSpecError, match="no playout policy for variant 'robbers'"):
         make_agent("playout", variant="robbers")
+    with pytest.raises(AgentSpecError, match="discard='outs' is not a playout discard of "
+                                             "variant 'gin'; it has: points"):
+        make_agent("playout:discard=outs", variant="gin")
+    with pytest.raises(AgentSpecError, match="discard='least' is not a playout discard of "
+                                             "variant 'mountain'; it has: points, outs"):
+        make_agent("playout:discard=least", variant="mountain")

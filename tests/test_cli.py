@@ -335,3 +335,4 @@ def test_agents_lists_the_shipped_policies(capsys):
     assert re.search(r"^  gin_expert +plays gin: .* expert iteration, 1200 hands$", out, re.M)
     assert re.search(r"^  german_solver +plays german: 6856-512-512-4279 .*PPO steps$", out, re.M)
     assert re.search(r"^  mountain_move +plays mountain: 3926-512-512-1845 .*PPO steps$", out, re.M)
+    assert re.search(r"^  mountain_outs +plays mountain: 3926-512-512-1845 .*PPO steps$", out, re.M)

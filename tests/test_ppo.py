@@ -292,16 +292,19 @@ def test_the_shipped_german_network_plays_four_seat_hands():
         assert len(result.hand_points) == 4 and game.done(0)
 
 
-def test_the_shipped_move_block_network_plays_mountain_hands():
-    """``ppo:policy=mountain_move`` (issue #23's strongest Mountain network) reads the solver
-    and move blocks, adds the move block to its logits, and plays whole hands legally."""
+@pytest.mark.parametrize("name,features", [("mountain_move", "solver_move"),
+                                           ("mountain_outs", "solver_move_outs")])
+def test_the_shipped_move_block_networks_play_mountain_hands(name, features):
+    """``ppo:policy=mountain_outs`` (issue #23's strongest Mountain network; its move block
+    discards as ``rules``) and ``mountain_move`` read the solver and move blocks, add the
+    move block to their logits, and play whole hands legally."""
     from experiments.tournament import play_deal
 
-    agent = make_agent("ppo:policy=mountain_move", variant="mountain")
-    assert agent.meta["obs_features"] == "solver_move" and agent.meta["move_skip"] is True
+    agent = make_agent(f"ppo:policy={name}", variant="mountain")
+    assert agent.meta["obs_features"] == features and agent.meta["move_skip"] is True
     assert agent.actor.move_gain.shape == (1845,)
     cfg = {"variant": "mountain", "variant_options": {}, "seed": 0}
-    row = play_deal(cfg, "ppo:policy=mountain_move", "greedy", 2)
+    row = play_deal(cfg, f"ppo:policy={name}", "greedy", 2)
     assert all(h["steps"] > 0 for h in row["hands"]) and not row.get("forfeits")
 
 

@@ -40,6 +40,21 @@ JUNK0 = "2C 9D KS 4C JD QC 8S 3D TC AD"
 P1 = "2S 3H 4S 6D 8D TD AH KH 6S 9C JS QH 7C"
 
 
+def rules_self_play(variant, seeds):
+    """Every decision of Mountain hands of ``rules`` against ``rules`` dealt by ``seeds``:
+    yields ``(game, seat, view, move)`` before the move is played."""
+    for seed in seeds:
+        g = Game(variant, 1)
+        g.reset(seed=seed)
+        players = [make_agent("rules", seed=seed, variant="mountain") for _ in range(2)]
+        while not g.done(0):
+            p = g.current_player(0)
+            view = player_view(g, 0, p)
+            a = players[p].act(view, g.masks[0])
+            yield g, p, view, a
+            g.step_one(0, a)
+
+
 def test_spec_parsing_and_errors():
     assert parse_spec("search:budget=200,discards=3") == ("search", {"budget": "200", "discards": "3"})
     assert make_agent("search:budget=7", variant="mountain").budget == 7
@@ -198,17 +213,10 @@ def test_mountain_playouts_see_the_ends_the_rules_player_sees(variant):
     tables = sf.solver_tables(variant)
     judge = RulesAgent()
     ends = 0
-    for seed in range(16):
-        g = Game(variant, 1)
-        g.reset(seed=seed)
-        players = [make_agent("rules", seed=seed, variant="mountain") for _ in range(2)]
-        while not g.done(0):
-            p = g.current_player(0)
-            view = player_view(g, 0, p)
-            if g.states[0]["phase"] == PHASE_PLAY and judge.could_end_after_placing(view):
-                ends += 1
-                assert end_deadwood(g.states, variant.spec, p, tables) <= variant.spec.knock_limit
-            g.step_one(0, players[p].act(view, g.masks[0]))
+    for g, p, view, _ in rules_self_play(variant, range(16)):
+        if g.states[0]["phase"] == PHASE_PLAY and judge.could_end_after_placing(view):
+            ends += 1
+            assert end_deadwood(g.states, variant.spec, p, tables) <= variant.spec.knock_limit
     assert ends > 50
 
 
@@ -227,21 +235,14 @@ def test_mountain_playouts_place_as_the_rules_player_does(variant):
 
     family = family_table(variant)
     same = total = 0
-    for seed in range(12):
-        g = Game(variant, 1)
-        g.reset(seed=seed)
-        players = [make_agent("rules", seed=seed, variant="mountain") for _ in range(2)]
-        while not g.done(0):
-            p = g.current_player(0)
-            a = players[p].act(player_view(g, 0, p), g.masks[0])
-            legal = np.flatnonzero(g.masks[0])
-            if len(legal) > 1 and any(family[b] in PLACE for b in legal):
-                total += 1
-                b = playout_action(g.states.copy(), variant.spec, g.masks[0].copy(),
-                                   fp.rollout_tables(variant))
-                placing = family[a] in PLACE
-                same += placing == (family[b] in PLACE) and (not placing or a == b)
-            g.step_one(0, a)
+    for g, _, _, a in rules_self_play(variant, range(12)):
+        legal = np.flatnonzero(g.masks[0])
+        if len(legal) > 1 and any(family[b] in PLACE for b in legal):
+            total += 1
+            b = playout_action(g.states.copy(), variant.spec, g.masks[0].copy(),
+                               fp.rollout_tables(variant))
+            placing = family[a] in PLACE
+            same += placing == (family[b] in PLACE) and (not placing or a == b)
     assert total > 50 and same / total > 0.9
 
 
@@ -292,22 +293,14 @@ def test_mountain_outs_playouts_discard_as_the_rules_player_does(variant):
     tables = fp.rollout_tables(variant, "outs")
     memoryless = RulesAgent()
     same = total = 0
-    for seed in range(24):
-        g = Game(variant, 1)
-        g.reset(seed=seed)
-        players = [make_agent("rules", seed=seed, variant="mountain") for _ in range(2)]
-        while not g.done(0):
-            p = g.current_player(0)
-            view = player_view(g, 0, p)
-            a = players[p].act(view, g.masks[0])
-            if variant.action_text(a).startswith("discard"):
-                memoryless.reset()
-                values = memoryless.discard_values(view, legal_by_family(variant, g.masks[0]))
-                b = outs_discard(view.public_state(), variant.spec, p, g.masks[0].copy(),
-                                 tables, sf.DISCARDS["outs"])
-                total += 1
-                same += b == max(values, key=values.get)
-            g.step_one(0, a)
+    for g, p, view, a in rules_self_play(variant, range(24)):
+        if variant.action_text(a).startswith("discard"):
+            memoryless.reset()
+            values = memoryless.discard_values(view, legal_by_family(variant, g.masks[0]))
+            b = outs_discard(view.public_state(), variant.spec, p, g.masks[0].copy(),
+                             tables, sf.DISCARDS["outs"])
+            total += 1
+            same += b == max(values, key=values.get)
     assert total > 100 and same == total
     playout = make_agent("playout:discard=outs", variant="mountain")
     g = deal(variant, p0="5H 6H 7H 8H QS QD QC 9S 9D 9H 2C 3D KD", p1=P1, up="5D",

@@ -13,7 +13,8 @@ spec's type (:data:`POLICY_BY_SPEC`), as :mod:`mountain_rummy_env.core.batch` pi
   regroup unless a deep-drawn card must be placed); ends with Base Camp, else a knock
   (highest card face down), else discards the card whose removal leaves the most solver
   points (high, unconnected cards first; a card that would lay off on the table is held
-  back).
+  back), or with ``discard="outs"`` (:func:`rollout_tables`) as the rules player does, by
+  the points kept plus the next draw's expected gain less the feeding risk.
 * Gin (:func:`gin_action`): takes the up-card when it goes into a meld (exact deadwood)
   or lets it knock at once, else draws (passes on the first offer); knocks with the
   discard that leaves the least deadwood when the rules player's falling knock limit

@@ -334,9 +334,9 @@ def _rank_distance(a, b):
 def _feed_risk(s, spec, p, f):
     """The rules player's risk (``RulesAgent.danger``, points) that discarding natural face
     ``f`` feeds the opponent: 25 when it completes a meld with cards the opponent is known
-    to hold (taken from the discard pile), 6 with one such card next to it, 2 with one two
-    ranks off; 15 more when it lays off on a table meld. (Rules also lowers it near the
-    opponent's own discards, a history the state does not keep.)"""
+    to hold (taken from the discard pile), 6 with one such card of its rank or next to it,
+    2 with one two ranks off in its suit; 15 more when it lays off on a table meld. (Rules
+    also lowers it near the opponent's own discards, a history the state does not keep.)"""
     same = 0
     near1 = 0
     near2 = 0

@@ -254,6 +254,6 @@ class PlayoutAgent(Agent):
     def act(self, view, mask) -> int:
         v = view.variant
         masks = np.ascontiguousarray(np.asarray(mask, np.int8)[None])
-        act_batch(view.public_state(), v.spec_ref, masks, self._games, rollout_tables(v, self.discard),
-                  self._out)
+        tables = rollout_tables(v, self.discard)
+        act_batch(view.public_state(), v.spec_ref, masks, self._games, tables, self._out)
         return int(self._out[0])

@@ -347,23 +347,28 @@ class Game:
 
     def summary(self, index: int = 0) -> HandSummary:
         """Summary of the last finished hand of game ``index``."""
-        s = self.states[index]
-        kinds = tuple(name for bit, name in BONUS_NAMES.items() if s["h_bonus_kinds"] & bit)
+        return self.summaries([index])[0]
+
+    def summaries(self, indices) -> list[HandSummary]:
+        """:meth:`summary` of each game in ``indices``, each record field read once for all
+        of them (the vector env summarises every game that ends in a step)."""
+        sub = self.states[np.asarray(indices, dtype=np.int64)]
         seats = self.variant.num_players
-
-        def per_seat(name):
-            return tuple(int(v) for v in s[name][:seats])
-
-        return HandSummary(
-            # in a game episode the next hand is already dealt, unless the game is over
-            hand_no=int(s["hand_no"]) if not self._episode_game or s["phase"] == PHASE_GAME_OVER
-            else int(s["hand_no"]) - 1,
-            end=END_NAMES[s["h_end_kind"]], ender=int(s["h_ender"]), winner=int(s["h_winner"]),
-            credit=per_seat("h_credit"), deadwood=per_seat("h_deadwood"),
-            standard_points=per_seat("h_sp"), bonus=per_seat("h_bonus"), bonus_kinds=kinds,
-            hand_points=per_seat("h_points"), totals=per_seat("scores"),
-            game_winner=int(s["game_winner"]),
-        )
+        hand_no = sub["hand_no"].astype(np.int64)
+        if self._episode_game:   # the next hand is already dealt, unless the game is over
+            hand_no -= sub["phase"] != PHASE_GAME_OVER
+        per_seat = {name: [tuple(row) for row in sub[name][:, :seats].tolist()]
+                    for name in ("h_credit", "h_deadwood", "h_sp", "h_bonus", "h_points", "scores")}
+        kinds = [tuple(name for bit, name in BONUS_NAMES.items() if bits & bit)
+                 for bits in sub["h_bonus_kinds"].tolist()]
+        return [HandSummary(hand_no=no, end=END_NAMES[end], ender=ender, winner=winner,
+                            credit=per_seat["h_credit"][k], deadwood=per_seat["h_deadwood"][k],
+                            standard_points=per_seat["h_sp"][k], bonus=per_seat["h_bonus"][k],
+                            bonus_kinds=kinds[k], hand_points=per_seat["h_points"][k],
+                            totals=per_seat["scores"][k], game_winner=game_winner)
+                for k, (no, end, ender, winner, game_winner) in enumerate(zip(
+                    hand_no.tolist(), sub["h_end_kind"].tolist(), sub["h_ender"].tolist(),
+                    sub["h_winner"].tolist(), sub["game_winner"].tolist()))]
 
     def _repr_svg_(self) -> str:
         """Jupyter: game 0 with every card face up (:func:`drawing.draw`)."""

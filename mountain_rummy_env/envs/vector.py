@@ -443,7 +443,9 @@ class RummyVectorEnv(VectorEnv):
         mask[done] = True
         for k, b in enumerate(done):
             final_obs[b] = final[k]
-            summary[b] = None if illegal[b] else self.game.summary(int(b)).as_dict()
+        scored = done[~illegal[done]]
+        for b, hand in zip(scored.tolist(), self.game.summaries(scored)):
+            summary[b] = hand.as_dict()
         final_info = {
             "summary": summary, "_summary": mask.copy(),
             "illegal_action": illegal.copy(), "_illegal_action": mask.copy(),

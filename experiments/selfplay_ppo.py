@@ -10,9 +10,9 @@ MaskablePPO) stays the simple path with every extra (warm start, hints, guards, 
   appends the meld solver's feature block (``docs/observation.md``; Mountain, German, Crazy) to every
   observation, the opponents' included; it is recorded in the policy and fixed for a run.
 * Policy: the actor is :func:`agents.ppo_nets.build_actor` (the :mod:`agents.ppo` format)
-  and a critic of the same widths. Masking: the softmax runs over each row's legal actions
-  only, gathered from the logits (padding at -1e9), in rollouts and in the update -- the
-  masked softmax, over a few columns instead of all actions. ``--precision bf16`` (the
+  and a critic of the same widths. Masking: the head's logits are computed at each row's
+  legal actions only (padding at -1e9) and the softmax runs over them, in rollouts and in
+  the update -- the masked softmax, over a few columns instead of all actions. ``--precision bf16`` (the
   default on CPUs with AMX) runs the matmuls in bfloat16.
 * Opponents (``--opponents self:2,league:1,random:1,playout:1``): every game draws one per
   hand. All are batched -- one call per opponent kind for all the games it plays, never a
@@ -331,12 +331,14 @@ def legal_column(ids, actions):
     return (ids == actions.reshape(len(ids), 1)).to(torch.int8).argmax(1, keepdim=True)
 
 
-def legal_log_probs(logits, ids, valid):
-    """Log-probabilities of the legal actions ``ids`` (``-1e9``-masked padding: probability 0)."""
+def legal_log_probs(actor, x, ids, valid):
+    """Log-probabilities of ``actor``'s policy on ``x`` over the legal actions ``ids``
+    (:func:`~agents.ppo_nets.legal_logits`; the padding has probability 0)."""
     import torch
 
-    legal = logits.gather(1, ids).float().masked_fill_(~valid, -1e9)
-    return torch.log_softmax(legal, dim=1)
+    from agents.ppo_nets import legal_logits
+
+    return torch.log_softmax(legal_logits(actor, x, ids, valid).float(), dim=1)
 
 
 def masked_sample(actor, x, mask, gen=None):
@@ -347,7 +349,7 @@ def masked_sample(actor, x, mask, gen=None):
     import torch
 
     ids, valid = legal_ids(mask)
-    logp = legal_log_probs(actor(x), ids, valid)
+    logp = legal_log_probs(actor, x, ids, valid)
     cdf = torch.softmax(logp, dim=1).cumsum_(1)
     u = torch.rand((len(cdf), 1), generator=gen) * cdf[:, -1:]
     pos = torch.searchsorted(cdf, u, right=True).clamp_(max=cdf.shape[1] - 1)
@@ -848,9 +850,8 @@ def update(actor, critic, opt, params, args, gen, autocast, x_dtype, obs, ids, v
             idx = perm[start:start + mb]
             x = obs[idx].to(x_dtype)
             with autocast():
-                logits = actor(x)
+                logp_all = legal_log_probs(actor, x, ids[idx], valid[idx])
                 value = critic(x)
-            logp_all = legal_log_probs(logits, ids[idx], valid[idx])
             logp = logp_all.gather(1, pos[idx])[:, 0]
             entropy = -(torch.softmax(logp_all, dim=1) * logp_all).sum(1).mean()
             log_ratio = logp - old_logp[idx]

@@ -93,8 +93,10 @@ def test_tiny_run_trains_legally_resumes_and_plays(tmp_path, variant, obs_dtype,
 def test_masked_sample_matches_the_full_masked_softmax():
     """Sampling over the padded legal ids gives legal moves with the log-probability of the
     softmax over all actions with the illegal ones masked out."""
+    from agents.ppo_nets import build_actor
+
     torch.manual_seed(0)
-    actor = torch.nn.Linear(8, 50)
+    actor = build_actor(8, 50, [16], "relu")
     x = torch.randn(64, 8)
     mask = torch.rand(64, 50) < 0.1
     mask[torch.arange(64), torch.randint(50, (64,))] = True      # at least one legal move
@@ -104,6 +106,38 @@ def test_masked_sample_matches_the_full_masked_softmax():
         ref = torch.log_softmax(actor(x).masked_fill(~mask, float("-inf")), dim=1)
     assert mask[torch.arange(64), action].all()
     assert torch.allclose(logp, ref[torch.arange(64), action], atol=1e-5)
+
+
+@pytest.mark.parametrize("move_skip", [False, True])
+def test_legal_logits_are_the_full_heads_at_the_legal_actions(move_skip):
+    """The head computed at the legal ids only gives the full forward's logits there, the
+    padding at -1e9, and the same gradients for every parameter (the update's loss)."""
+    from agents.ppo_nets import build_actor, legal_logits
+
+    torch.manual_seed(0)
+    actor = build_actor(60, 50, [16, 12], "tanh", move_skip=move_skip)
+    x = torch.randn(64, 60)
+    mask = torch.rand(64, 50) < 0.1
+    mask[torch.arange(64), torch.randint(50, (64,))] = True
+    ids, valid = sp.legal_ids(mask.numpy())
+    weights = torch.randn(ids.shape) * valid
+    grads = []
+    for fast in (True, False):
+        actor.zero_grad()
+        if fast:
+            out = legal_logits(actor, x, ids, valid)
+        else:
+            out = actor(x).gather(1, ids).masked_fill(~valid, -1e9)
+        (out * weights).sum().backward()
+        grads.append([p.grad.clone() for p in actor.parameters()])
+        if fast:
+            fast_out = out.detach()
+    assert torch.allclose(fast_out, out.detach(), atol=1e-5)
+    assert (fast_out[~valid] == -1e9).all()
+    with torch.inference_mode():      # the compiled head (agents.sparse_layers.legal_head)
+        assert torch.allclose(legal_logits(actor, x, ids, valid), fast_out, atol=1e-5)
+    for mine, full in zip(*grads):
+        assert torch.allclose(mine, full, atol=1e-5)
 
 
 def test_corrupt_or_mismatched_checkpoint_errors_cleanly(tmp_path):
@@ -404,7 +438,9 @@ def test_kickstarting_teaches_the_playout_policy(tmp_path):
     assert "kickstart_loss" not in plain["last_update"]
     with_teacher = teacher_agreement(tmp_path / "kick" / "policy.pt", "mountain")
     without = teacher_agreement(tmp_path / "plain" / "policy.pt", "mountain")
-    assert with_teacher > without + 0.15, (with_teacher, without)
+    # the plain run agrees 0.13-0.27 by chance (seeds 3-5; float rounding alone moves it
+    # within that range), kickstarted runs 0.35-0.36
+    assert with_teacher > max(0.30, without + 0.05), (with_teacher, without)
 
 
 def test_agent_teacher_follows_the_learner_seat_through_each_hand():

@@ -22,7 +22,9 @@ MOVE_GAIN_INIT = 4.0
 
 
 def mlp(inputs: int, net_arch, activation: str) -> nn.Sequential:
-    """Linear + activation per hidden width (SB3's ``MlpExtractor.policy_net`` layer for layer)."""
+    """Linear + activation per hidden width (SB3's ``MlpExtractor.policy_net`` layer for
+    layer); the first Linear is a :class:`~agents.sparse_layers.SparseInputLinear`, the same
+    layer computed from the observation's nonzeros in float32."""
     from .sparse_layers import SparseInputLinear
 
     act = ACTIVATIONS[activation]

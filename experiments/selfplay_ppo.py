@@ -12,8 +12,9 @@ MaskablePPO) stays the simple path with every extra (warm start, hints, guards, 
 * Policy: the actor is :func:`agents.ppo_nets.build_actor` (the :mod:`agents.ppo` format)
   and a critic of the same widths. Masking: the head's logits are computed at each row's
   legal actions only (padding at -1e9) and the softmax runs over them, in rollouts and in
-  the update -- the masked softmax, over a few columns instead of all actions. ``--precision bf16`` (the
-  default on CPUs with AMX) runs the matmuls in bfloat16.
+  the update -- the masked softmax, over a few columns instead of all actions. In float32
+  the first layers are computed from the observations' nonzeros (:mod:`agents.sparse_layers`);
+  ``--precision bf16`` (the default on CPUs with AMX) runs the matmuls in bfloat16.
 * Opponents (``--opponents self:2,league:1,random:1,playout:1``): every game draws one per
   hand. All are batched -- one call per opponent kind for all the games it plays, never a
   loop over games in Python: ``self`` the current network (forward on the opponent

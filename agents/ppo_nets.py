@@ -16,6 +16,8 @@ from collections import OrderedDict
 import torch
 import torch.nn as nn
 
+from .sparse_layers import SparseInputLinear, legal_head
+
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
 # move_gain at the start: the heuristic's move gets e^4 = 55 times the weight of any other
 MOVE_GAIN_INIT = 4.0
@@ -25,8 +27,6 @@ def mlp(inputs: int, net_arch, activation: str) -> nn.Sequential:
     """Linear + activation per hidden width (SB3's ``MlpExtractor.policy_net`` layer for
     layer); the first Linear is a :class:`~agents.sparse_layers.SparseInputLinear`, the same
     layer computed from the observation's nonzeros in float32."""
-    from .sparse_layers import SparseInputLinear
-
     act = ACTIVATIONS[activation]
     layers, last = [], inputs
     for width in net_arch:
@@ -79,8 +79,6 @@ def legal_logits(actor: nn.Module, x: torch.Tensor, ids: torch.Tensor,
     h = actor.body(x)
     gain = actor.move_gain if isinstance(actor, MoveSkipActor) else None
     if h.dtype == head.weight.dtype == torch.float32:
-        from .sparse_layers import legal_head
-
         return legal_head(h, head, ids, valid, gain, x)     # compiled, the same sums
     rows, cols = valid.nonzero(as_tuple=True)
     a = ids[rows, cols]

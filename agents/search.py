@@ -272,11 +272,17 @@ class MonteCarloSearch:
         best = int(np.argmax(self.screen_scores(view, mask, cands, means)))
         if best == 0:
             return cands[0]
-        duel = self.samples(view, mask, [cands[0], cands[best]], max(2, self.budget // 4),
-                            begun + self.seconds if timed else None)
+        return self.duel(view, mask, cands[0], cands[best], max(2, self.budget // 4),
+                         begun + self.seconds if timed else None)
+
+    def duel(self, view, mask, first, challenger, n: int, until: float | None):
+        """``challenger`` if it beats ``first`` by ``z`` standard errors of the paired
+        difference over ``n`` fresh samples (or as many as fit before ``until``), else
+        ``first``."""
+        duel = self.samples(view, mask, [first, challenger], n, until)
         diff = duel[:, 1] - duel[:, 0]
         se = diff.std(ddof=1) / np.sqrt(len(diff))
-        return cands[best] if diff.mean() > self.z * se else cands[0]
+        return challenger if diff.mean() > self.z * se else first
 
 
 @register("search", variant="mountain",

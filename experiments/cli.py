@@ -9,6 +9,7 @@
     mountain-rummy variants                        # list the games and their options
     mountain-rummy selfplay-ppo --variant gin      # train a policy (fast self-play PPO)
     mountain-rummy expert-iteration                # train a network on the guided search
+    mountain-rummy value-net                       # a value network to screen the search
 """
 
 from __future__ import annotations
@@ -309,6 +310,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("expert-iteration", add_help=False,
                    help="train a policy/value network on the network-guided search's choices "
                         "(its flags: mountain-rummy expert-iteration --help; docs/training.md)")
+    sub.add_parser("value-net", add_help=False,
+                   help="train an afterstate value network to screen the guided search's "
+                        "candidates (its flags: mountain-rummy value-net --help; "
+                        "docs/training.md)")
     return parser
 
 
@@ -784,17 +789,18 @@ def _study_options(options: dict, variants: list[str]) -> dict:
     return {name: dict(opts) for name, opts in options.items()}
 
 
+# subcommands whose module's own parser owns their flags (and --help): name -> module
+TRAINERS = {"selfplay-ppo": "selfplay_ppo", "expert-iteration": "expert_iteration",
+            "value-net": "value_net"}
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == ["selfplay-ppo"]:    # the trainer's parser owns its flags (and --help)
-        from experiments import selfplay_ppo
+    if argv[:1] and argv[0] in TRAINERS:    # the trainer's parser owns its flags (and --help)
+        import importlib
 
-        selfplay_ppo.main(argv[1:], prog="mountain-rummy selfplay-ppo")
-        return 0
-    if argv[:1] == ["expert-iteration"]:    # the trainer's parser owns its flags (and --help)
-        from experiments import expert_iteration
-
-        expert_iteration.main(argv[1:], prog="mountain-rummy expert-iteration")
+        trainer = importlib.import_module(f"experiments.{TRAINERS[argv[0]]}")
+        trainer.main(argv[1:], prog=f"mountain-rummy {argv[0]}")
         return 0
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -2,9 +2,8 @@
 
 The network is a policy file of :mod:`agents.ppo` (the actor: priors over the actions)
 that may also hold a value network (``"value_state_dict"``: the expected hand margin of the
-seat whose view it reads, in units of ``meta["reward_scale"]``);
-``experiments/expert_iteration.py`` trains both on this agent's own searches,
-``experiments/value_net.py`` a value network on positions just after a move. The search is the variant's ``search`` agent
+player to move, in units of ``meta["reward_scale"]``); ``experiments/expert_iteration.py``
+trains both on this agent's own searches. The search is the variant's ``search`` agent
 (:class:`~agents.search.SearchAgent`, :class:`~agents.search.GinSearchAgent`,
 :class:`~agents.german.GermanSearchAgent`) with :class:`NetGuided` mixed in:
 
@@ -18,11 +17,6 @@ seat whose view it reads, in units of ``meta["reward_scale"]``);
   best challenger is picked on ``mean margin + prior_weight x prior`` (a tiny multiple of the
   prior always breaks ties), blended with the value head's estimate after the candidate
   (``value_weight`` in [0, 1], on ``value_samples`` determinisations) where the file has one.
-* **Value screen** (``value_screen=1``, a file with a value network, such as
-  ``experiments/value_net.py`` writes): the value network screens instead of playouts.
-  Its best candidate (value after it, plus the prior's share) is the challenger; if that is
-  the heuristic's choice it is played at once, else the duel against it gets the whole
-  budget (or time) rather than half (:meth:`NetGuided.value_screened`).
 * **Without a network** (``path`` empty) it is the plain search, and still records.
 * **Features.** The network's file decides the feature block appended to the observations
   it reads and records (``"obs_features"``, :func:`agents.ppo.network_input`); without a
@@ -40,13 +34,11 @@ action); elsewhere it is the action played (one-hot). Targets only name legal ac
     netsearch:features=solver                    # the same, recording the solver block too
     netsearch:path=runs/expert/mountain/policy.pt,top=3,budget=200
     netsearch:policy=gin_expert,budget=64        # the shipped Gin network (agents/policies)
-    netsearch:path=runs/value/mountain/policy.pt,top=0,value_screen=1,budget=240
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from time import perf_counter
 
 import numpy as np
 
@@ -114,7 +106,7 @@ class NetGuided:
 
     def _net_init(self, path: str, policy: str, top: int, widen: int, prior_weight: float,
                   value_weight: float, value_samples: int, temperature: float,
-                  features: str, value_screen: int = 0) -> None:
+                  features: str) -> None:
         if path and policy:
             raise CheckpointError("netsearch takes one network: path=FILE.pt or policy=NAME "
                                   "(shipped), not both")
@@ -132,7 +124,6 @@ class NetGuided:
         self.top, self.widen = int(top), bool(widen)
         self.prior_weight, self.value_weight = float(prior_weight), float(value_weight)
         self.value_samples, self.temperature = int(value_samples), float(temperature)
-        self.value_screen = bool(value_screen)
         self.actor = self.value = None
         self.meta: dict = {}
         if path:
@@ -148,9 +139,6 @@ class NetGuided:
                 raise CheckpointError(f"features={features} but network {path} reads "
                                       f"{obs_features_of_meta(self.meta)!r} features (its file "
                                       "decides: leave features out)")
-        if self.value_screen and self.value is None:
-            raise CheckpointError("value_screen=1 needs a network file with a value network: "
-                                  + (f"{path} has none" if path else "give path= or policy="))
         self._checked = None
         self._step = None
 
@@ -241,30 +229,7 @@ class NetGuided:
             cands = list(dict.fromkeys([int(cands[0]), *(int(a) for a in ranked), *own]))
             if len(cands) == 1:
                 return cands[0]
-        if self.value_screen and self.value is not None:
-            return self.value_screened(view, mask, cands)
         return super().search(view, mask, cands)
-
-    def value_screened(self, view, mask, cands):
-        """The search with the value network as its screen (``value_screen=1``): the
-        challenger is the candidate with the best value after it (plus the prior's share)
-        and, unless that is the heuristic's choice, the duel gets the whole budget (or
-        time) instead of half. Where a candidate ends the hand in some sample its value
-        is not the network's to give, and the playouts screen as usual."""
-        begun = perf_counter()
-        values, ok = self.candidate_values(view, mask, cands)
-        if not ok.all():
-            return super().search(view, mask, cands)
-        self._searches.append((list(cands), values.copy()))
-        p = self.priors(view, mask)
-        if p is not None:
-            firsts = np.array([c[0] if isinstance(c, tuple) else c for c in cands])
-            values = values + (self.prior_weight + self.TIE) * p[firsts]
-        best = int(np.argmax(values))
-        if best == 0:
-            return cands[0]
-        return self.duel(view, mask, cands[0], cands[best], max(2, self.budget // 2),
-                         begun + self.seconds if self.seconds > 0 else None)
 
     def screen_scores(self, view, mask, cands, means) -> np.ndarray:
         self._searches.append((list(cands), np.asarray(means, np.float64).copy()))
@@ -305,9 +270,7 @@ _PARAMS_HELP = ("path=policy/value file (empty: plain search), policy=NAME a shi
                 "(agents/policies), top=the network's best actions "
                 "added to the candidates, widen=1 keeps the search's own candidates too, "
                 "prior_weight=points per unit of prior in picking the challenger, "
-                "value_weight=share of the value head in it, value_screen=1: the value head "
-                "alone picks the challenger and the duel gets the whole budget, "
-                "temperature=points of the "
+                "value_weight=share of the value head in it, temperature=points of the "
                 "recorded target's softmax, features=solver: the solver feature block in "
                 "the observations of the plain search (a network's file decides its own)")
 
@@ -318,12 +281,11 @@ _PARAMS_HELP = ("path=policy/value file (empty: plain search), policy=NAME a shi
 class NetSearchAgent(NetGuided, SearchAgent):
     def __init__(self, seed=None, path: str = "", policy: str = "", top: int = 3, widen: int = 1,
                  prior_weight: float = 0.0, value_weight: float = 0.0, value_samples: int = 8,
-                 value_screen: int = 0, temperature: float = 5.0, features: str = "",
-                 budget: int = 200, discards: int = 3,
+                 temperature: float = 5.0, features: str = "", budget: int = 200, discards: int = 3,
                  z: float = 1.0, hone: float = 1.0, meld_free: int = 0, seconds: float = 0.0):
         SearchAgent.__init__(self, seed, budget, discards, z, "all", hone, meld_free, 1, seconds)
         self._net_init(path, policy, top, widen, prior_weight, value_weight, value_samples,
-                       temperature, features, value_screen)
+                       temperature, features)
 
 
 @register("netsearch", variant="gin",
@@ -331,12 +293,11 @@ class NetSearchAgent(NetGuided, SearchAgent):
 class GinNetSearchAgent(NetGuided, GinSearchAgent):
     def __init__(self, seed=None, path: str = "", policy: str = "", top: int = 3, widen: int = 1,
                  prior_weight: float = 0.0, value_weight: float = 0.0, value_samples: int = 8,
-                 value_screen: int = 0, temperature: float = 5.0, features: str = "",
-                 budget: int = 200, discards: int = 3,
+                 temperature: float = 5.0, features: str = "", budget: int = 200, discards: int = 3,
                  z: float = 1.0, hone: float = 1.25, seconds: float = 0.0):
         GinSearchAgent.__init__(self, seed, budget, discards, z, "all", hone, seconds)
         self._net_init(path, policy, top, widen, prior_weight, value_weight, value_samples,
-                       temperature, features, value_screen)
+                       temperature, features)
 
 
 @register("netsearch", variant="crazy",
@@ -346,9 +307,8 @@ class GinNetSearchAgent(NetGuided, GinSearchAgent):
 class GermanNetSearchAgent(NetGuided, GermanSearchAgent):
     def __init__(self, seed=None, path: str = "", policy: str = "", top: int = 3, widen: int = 1,
                  prior_weight: float = 0.0, value_weight: float = 0.0, value_samples: int = 8,
-                 value_screen: int = 0, temperature: float = 5.0, features: str = "",
-                 budget: int = 400, discards: int = 3,
+                 temperature: float = 5.0, features: str = "", budget: int = 400, discards: int = 3,
                  z: float = 0.5, seconds: float = 0.0):
         GermanSearchAgent.__init__(self, seed, budget, discards, z, 0, seconds)
         self._net_init(path, policy, top, widen, prior_weight, value_weight, value_samples,
-                       temperature, features, value_screen)
+                       temperature, features)

@@ -9,7 +9,6 @@
     mountain-rummy variants                        # list the games and their options
     mountain-rummy selfplay-ppo --variant gin      # train a policy (fast self-play PPO)
     mountain-rummy expert-iteration                # train a network on the guided search
-    mountain-rummy value-net                       # a value network to screen the search
 """
 
 from __future__ import annotations
@@ -310,10 +309,6 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("expert-iteration", add_help=False,
                    help="train a policy/value network on the network-guided search's choices "
                         "(its flags: mountain-rummy expert-iteration --help; docs/training.md)")
-    sub.add_parser("value-net", add_help=False,
-                   help="train an afterstate value network to screen the guided search's "
-                        "candidates (its flags: mountain-rummy value-net --help; "
-                        "docs/training.md)")
     return parser
 
 
@@ -790,8 +785,7 @@ def _study_options(options: dict, variants: list[str]) -> dict:
 
 
 # subcommands whose module's own parser owns their flags (and --help): name -> module
-TRAINERS = {"selfplay-ppo": "selfplay_ppo", "expert-iteration": "expert_iteration",
-            "value-net": "value_net"}
+TRAINERS = {"selfplay-ppo": "selfplay_ppo", "expert-iteration": "expert_iteration"}
 
 
 def main(argv=None) -> int:

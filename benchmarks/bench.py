@@ -629,8 +629,10 @@ def run_all(seconds: float, batches, peers: bool = True, profile: bool = True,
     slices: dict = {"OpenSpiel": [], "RLCard": []}   # peer rates, one slice per block edge
 
     def peer_slice():
+        if not peers:
+            return
         for fn, name in ((bench_openspiel, "OpenSpiel"), (bench_rlcard, "RLCard")):
-            row = fn(seconds / 2) if peers else None
+            row = fn(seconds / 2)
             if row:
                 slices[name].append(row)
 
@@ -650,7 +652,8 @@ def run_all(seconds: float, batches, peers: bool = True, profile: bool = True,
             r["block"] = block
         env_rows.extend(rows + [aec_rows[variant]])
     peer_slice()
-    peer_rows = [peer_summary(name, rates) for name, rates in slices.items() if rates]
+    summaries = {name: peer_summary(name, rates) for name, rates in slices.items() if rates}
+    peer_rows = list(summaries.values())
     solver_rows = bench_solvers(seconds)
     mems = [bench_memory(v, obs_dtype=dtype) for v in ("mountain", "german", "robbers")
             for dtype in OBS_DTYPES]
@@ -659,18 +662,17 @@ def run_all(seconds: float, batches, peers: bool = True, profile: bool = True,
         if profile else []
     aec_prof = [profile_aec(v, min(seconds, 3.0)) for v in ("gin", "mountain")] if profile else []
 
-    os_row = next((r for r in peer_rows if r["name"].startswith("OpenSpiel")), None)
-    rl_row = next((r for r in peer_rows if r["name"].startswith("RLCard")), None)
+    os_row, rl_row = summaries.get("OpenSpiel"), summaries.get("RLCard")
     lines, md = [], []
 
     def peer_ratio(r, peer: str) -> float | None:
         """``r``'s steps/s over the peer's, measured around ``r``'s block (a peer row:
         over the peer's median)."""
-        if not slices[peer]:
+        if peer not in summaries:
             return None
         if "block" in r:
             return r["steps_s"] / bracketing_rate(slices[peer], r["block"])
-        return r["steps_s"] / (os_row if peer == "OpenSpiel" else rl_row)["steps_s"]
+        return r["steps_s"] / summaries[peer]["steps_s"]
 
     def table(title, header, rows):
         lines.extend(_plain_table(title, header, rows))

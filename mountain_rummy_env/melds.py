@@ -49,7 +49,10 @@ class MeldTable:
     Arrays (``T`` templates): ``kind`` SET/RUN, ``suit`` (runs; -1 for sets), ``rank`` (sets;
     -1 for runs), ``lo``/``hi`` run positions, ``length``, ``faces[T, 14]`` faces in order
     (-1 padded), ``pos[T, 14]`` run position or set suit of each face, ``credit[T, 14]`` per
-    face, ``mask`` uint64 face bitmask, and ``by_face[52, K]`` the templates holding each face.
+    face, ``mask`` uint64 face bitmask, ``by_face[52, K]`` the templates holding each face,
+    and ``by_low[52, L]`` those whose lowest face (lowest bit of ``mask``) it is: a template
+    made of faces from a set ``A`` lies in ``by_low[f]`` for some f in ``A``, so a search
+    for such templates reads a few short lists instead of the whole table.
     """
 
     rules: MeldRules
@@ -65,6 +68,8 @@ class MeldTable:
     mask: np.ndarray
     by_face: np.ndarray
     by_face_count: np.ndarray
+    by_low: np.ndarray
+    by_low_count: np.ndarray
 
     @property
     def num_templates(self) -> int:
@@ -142,14 +147,23 @@ def build_meld_table(rules: MeldRules = MeldRules()) -> MeldTable:
         pos[t, :n] = row[6]
         credit[t, :n] = row[7]
         mask[t] = np.uint64(sum(1 << f for f in row[5]))
-    holders = [[t for t in range(count) if f in rows[t][5]] for f in range(NUM_FACES)]
-    width = max(len(h) for h in holders)
-    by_face = np.full((NUM_FACES, width), -1, dtype=np.int16)
-    by_face_count = np.zeros(NUM_FACES, dtype=np.int16)
-    for f, h in enumerate(holders):
-        by_face[f, : len(h)] = h
-        by_face_count[f] = len(h)
-    for array in (kind, suit, rank, lo, hi, length, faces, pos, credit, mask, by_face, by_face_count):
+    by_face, by_face_count = _index_by_face(
+        [[t for t in range(count) if f in rows[t][5]] for f in range(NUM_FACES)])
+    by_low, by_low_count = _index_by_face(
+        [[t for t in range(count) if min(rows[t][5]) == f] for f in range(NUM_FACES)])
+    for array in (kind, suit, rank, lo, hi, length, faces, pos, credit, mask, by_face,
+                  by_face_count, by_low, by_low_count):
         array.setflags(write=False)
     return MeldTable(rules, kind, suit, rank, lo, hi, length, faces, pos, credit, mask,
-                     by_face, by_face_count)
+                     by_face, by_face_count, by_low, by_low_count)
+
+
+def _index_by_face(lists: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Template lists per face as a -1 padded ``(52, K)`` table and a ``(52,)`` count."""
+    width = max(len(h) for h in lists)
+    table = np.full((NUM_FACES, width), -1, dtype=np.int16)
+    count = np.zeros(NUM_FACES, dtype=np.int16)
+    for f, h in enumerate(lists):
+        table[f, : len(h)] = h
+        count[f] = len(h)
+    return table, count

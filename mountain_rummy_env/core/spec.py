@@ -78,6 +78,8 @@ class Spec(NamedTuple):
     t_pos: np.ndarray
     by_face: np.ndarray        # (52, K) templates holding each face, -1 padded
     by_face_count: np.ndarray  # (52,)
+    by_low: np.ndarray         # (52, L) templates whose lowest face each face is, -1 padded
+    by_low_count: np.ndarray   # (52,)
     a_draw: int
     a_take: int
     a_meld: int
@@ -117,6 +119,7 @@ def build_spec(*, deck: Deck, table: MeldTable, num_players: int, hand_size: int
         t_mask=table.mask, t_len=table.length, t_faces=table.faces, t_kind=table.kind,
         t_suit=table.suit, t_rank=table.rank, t_lo=table.lo, t_hi=table.hi, t_pos=table.pos,
         by_face=table.by_face, by_face_count=table.by_face_count,
+        by_low=table.by_low, by_low_count=table.by_low_count,
         a_draw=layout.draw, a_take=layout.take, a_meld=layout.meld, a_regroup=layout.regroup,
         a_layoff=layout.layoff, a_discard=layout.discard, a_knock=layout.knock,
         a_base_camp=layout.base_camp, a_done=layout.done, num_actions=layout.num_actions,

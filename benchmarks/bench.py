@@ -377,16 +377,23 @@ def bench_memory(variant: str = "mountain", batch: int = 1024, obs_dtype: str = 
     from mountain_rummy_env.envs.vector import RummyVectorEnv, sample_masked, seed_rng
 
     v = _variant(variant)
+
+    def play(env, steps):
+        obs, info = env.reset()
+        rng = seed_rng(1, env.num_envs)
+        acts = np.zeros(env.num_envs, np.int64)
+        for _ in range(steps):
+            sample_masked(info["action_mask"], rng, acts)
+            obs, *_rest, info = env.step(acts)
+
+    # a small env of the same kind first: the compiled code its calls load from numba's
+    # cache (megabytes held by the process once, whatever the batch) is not per-env memory
+    play(RummyVectorEnv(v, 2, seed=0, obs_dtype=obs_dtype), 20)
     gc.collect()
     rss0 = _rss()
     tracemalloc.start()
     env = RummyVectorEnv(v, batch, seed=0, obs_dtype=obs_dtype)
-    obs, info = env.reset()
-    rng = seed_rng(1, batch)
-    acts = np.zeros(batch, np.int64)
-    for _ in range(20):
-        sample_masked(info["action_mask"], rng, acts)
-        obs, *_rest, info = env.step(acts)
+    play(env, 20)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     rss1 = _rss()

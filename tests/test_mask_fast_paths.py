@@ -217,3 +217,58 @@ def test_block_sampler_draws_the_same_action(width, density, seed):
     sample_masked(masks, rng, out)
     assert out.tolist() == [a for a, _ in expected]
     assert rng.tolist() == [st_ for _, st_ in expected]
+
+
+@njit(cache=True)
+def _templates_both_ways(spec, regroup, hand_bits, detachable, nj, require_face):
+    """``rules.fitting_templates`` and the scan of the whole table it replaces."""
+    fast = np.empty(spec.num_templates, np.int16)
+    n = rules.fitting_templates(spec, regroup, hand_bits, detachable, nj, require_face, fast)
+    full = []
+    for t in range(spec.num_templates):
+        holds = require_face < 0 or (spec.t_mask[t] >> np.uint64(require_face)) & np.uint64(1)
+        if holds and rules.template_may_fit(spec.t_mask[t], regroup, hand_bits, detachable, nj):
+            full.append(t)
+    return fast[:n].copy(), np.array(full, np.int64)
+
+
+def _face_bits(faces) -> np.uint64:
+    return np.uint64(sum(1 << f for f in set(faces)))
+
+
+@settings(deadline=None, max_examples=150)
+@given(name=st.sampled_from(["mountain", "gin", "german", "crazy"]),
+       hand=st.lists(st.integers(0, JOKER_FACE - 1), min_size=1, max_size=14),
+       table=st.lists(st.integers(0, JOKER_FACE - 1), max_size=20),
+       nj=st.integers(0, 2), regroup=st.booleans(), require=st.integers(-1, JOKER_FACE - 1))
+def test_templates_found_by_lowest_face_are_the_table_scan(name, hand, table, nj, regroup,
+                                                          require):
+    """MR-3, MR-9: the placement candidates read only the ``by_low`` lists of the faces at
+    hand when there is no joker; the templates found, and their order, must be those of
+    ``template_may_fit`` over the whole table (with jokers, or narrowed to one face, the
+    table is scanned as before)."""
+    from mountain_rummy_env import make_variant
+
+    spec = make_variant(name).spec
+    hand_bits = _face_bits(hand)
+    detachable = _face_bits(table) & ~hand_bits
+    fast, full = _templates_both_ways(spec, int(regroup), hand_bits, detachable, nj, require)
+    assert fast.tolist() == full.tolist()
+
+
+def test_every_template_is_listed_under_its_lowest_face():
+    """The ``by_low`` index of every variant's meld table: each template once, under the
+    lowest face it holds, ids increasing within a list."""
+    from mountain_rummy_env import make_variant
+
+    for name in ("mountain", "gin", "german", "crazy", "robbers"):
+        spec = make_variant(name).spec
+        seen = []
+        for f in range(JOKER_FACE):
+            ids = spec.by_low[f, : spec.by_low_count[f]].tolist()
+            assert ids == sorted(ids)
+            for t in ids:
+                mask = int(spec.t_mask[t])
+                assert mask & -mask == 1 << f, (name, t, f)
+            seen += ids
+        assert sorted(seen) == list(range(spec.num_templates)), name

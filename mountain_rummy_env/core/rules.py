@@ -501,6 +501,17 @@ def template_may_fit(tm, regroup, hand_bits, detachable, nj):
 
 
 @njit(cache=True)
+def meld_buffers(spec, extra):
+    """:func:`resolve_meld`'s ``used`` and ``decl`` (``MELD_WIDTH`` each) and ``removed``
+    (zeroed, one per card), then ``extra`` more int16 entries: one allocation."""
+    work = np.empty(2 * MELD_WIDTH + spec.num_cards + extra, np.int16)
+    removed = work[2 * MELD_WIDTH:2 * MELD_WIDTH + spec.num_cards]
+    removed[:] = 0
+    return work[:MELD_WIDTH], work[MELD_WIDTH:2 * MELD_WIDTH], removed, \
+        work[2 * MELD_WIDTH + spec.num_cards:]
+
+
+@njit(cache=True)
 def fitting_templates(spec, regroup, hand_bits, detachable, nj, require_face, out):
     """Write to ``out``, in increasing id, the templates :func:`template_may_fit` lets
     through (only those holding ``require_face``, if >= 0); returns how many. Without
@@ -683,9 +694,7 @@ def can_clear(s, spec, scratch):
     face_up = np.empty((levels + 1, JOKER_FACE), np.int16)
     hand_bits = np.zeros(levels + 1, np.uint64)
     detachable = np.zeros(levels + 1, np.uint64)
-    used = np.empty(MELD_WIDTH, np.int16)
-    decl = np.empty(MELD_WIDTH, np.int16)
-    removed = np.zeros(spec.num_cards, np.int8)
+    used, decl, removed, _ = meld_buffers(spec, 0)
     keys, depths = visited_table()
     stored = 0
     depth = 0
@@ -812,11 +821,7 @@ def placement_candidates_of(s, spec, view, require_face, regroups_only, regroup_
     accept; same order otherwise)."""
     p = s.current
     face_card, jokers, nj, size, free, shown_card, face_up = unpack_views(view)
-    work = np.empty(2 * MELD_WIDTH + spec.num_templates, np.int16)
-    used = work[:MELD_WIDTH]
-    decl = work[MELD_WIDTH:2 * MELD_WIDTH]
-    templates = work[2 * MELD_WIDTH:]
-    removed = np.zeros(spec.num_cards, np.int8)
+    used, decl, removed, templates = meld_buffers(spec, spec.num_templates)
     hand_bits = hand_mask_bits(face_card)
     detachable = others_faces(s, spec, p, shown_card)
     narrow = require_face >= 0
@@ -883,9 +888,7 @@ def apply_placement_with(s, spec, view, a):
     p = s.current
     face_card, jokers, nj, size, free, shown_card, face_up = unpack_views(view)
     if a < spec.a_layoff:
-        used = np.empty(MELD_WIDTH, np.int16)
-        decl = np.empty(MELD_WIDTH, np.int16)
-        removed = np.zeros(spec.num_cards, np.int8)
+        used, decl, removed, _ = meld_buffers(spec, 0)
         regroup = a >= spec.a_regroup
         t = a - (spec.a_regroup if regroup else spec.a_meld)
         n, _ = resolve_meld(s, spec, t, regroup, p, face_card, jokers, nj, shown_card,
@@ -963,9 +966,10 @@ def position_key(s, spec):
     slots their melds came to occupy."""
     prime = np.uint64(1099511628211)
     h = np.uint64(14695981039346656037)
-    for c in range(spec.num_cards):
-        if s.loc[c] != LOC_TABLE:
-            h = (h ^ ((np.uint64(c) << np.uint64(8)) | np.uint64(s.loc[c] + 1))) * prime
+    loc = s.loc
+    for c in range(spec.num_cards):   # a select, not a branch: where cards are follows no pattern
+        mixed = (h ^ ((np.uint64(c) << np.uint64(8)) | np.uint64(loc[c] + 1))) * prime
+        h = mixed if loc[c] != LOC_TABLE else h
     melds = np.uint64(0)
     for m in range(spec.max_melds):
         if s.m_kind[m] == MELD_EMPTY:
@@ -1212,15 +1216,18 @@ def best_fit_reachable(s, spec, scratch, levels, enough):
         if sources == 0 and nj == 0 and (held & related) == 0:
             return best
     base = len(scratch) - 1 - levels
-    steps = np.empty((levels, len(acts)), np.int16)
-    count = np.zeros(levels, np.int64)
+    n_acts = len(acts)   # the steps of each level and the views of each node: one allocation
+    block = np.empty(levels * n_acts + (levels + 1) * VIEW_WIDTH, np.int16)
+    steps = block[:levels * n_acts].reshape((levels, n_acts))
+    views = block[levels * n_acts:].reshape((levels + 1, VIEW_WIDTH))
+    counters = np.zeros(2 * levels, np.int64)
+    count = counters[:levels]
+    cursor = counters[levels:]
     count[0] = enabling_steps(s, spec, root, joker, related, sources, steps[0], acts, n_hand,
                               free_used, uses, placed)
     if count[0] == 0:   # nothing can prepare k: the search would visit no position
         return best
-    views = np.empty((levels + 1, VIEW_WIDTH), np.int16)
     views[0] = root
-    cursor = np.zeros(levels, np.int64)
     keys, depths = visited_table()
     stored = 0
     scratch[base] = s

@@ -17,7 +17,7 @@ from .core.german import (
 )
 from .core.rules import (
     RUN, card_face_now, face_now, hand_mask_bits, hand_size_of, hand_view, is_wild,
-    layoff_position,
+    layoff_position, meld_buffers,
 )
 from .core.state import LOC_HAND, MELD_EMPTY, MELD_WIDTH, PHASE_DRAW
 from .solver import OBJ_DEADWOOD, solve_multiset_ws
@@ -241,9 +241,7 @@ def _meld(s, spec, p, order, work, ws, face_card, jokers, nj, joker_pass, natura
         order = _arranged_first(s, spec, p, order, ws)
     held = hand_mask_bits(face_card)
     no_face_up = np.zeros(JOKER_FACE, np.int16)
-    used = np.empty(MELD_WIDTH, np.int16)
-    decl = np.empty(MELD_WIDTH, np.int16)
-    removed = np.zeros(spec.num_cards, np.int8)
+    used, decl, removed, _ = meld_buffers(spec, 0)
     for rnd in range(2):
         if rnd == 0 and not natural_pass or rnd == 1 and not joker_pass:
             continue

@@ -39,7 +39,8 @@ from .batch import register_kernels
 from .rules import (
     apply_layoff, apply_meld, begin_game, card_face_now, deal, draw_stock, end_face,
     hand_counts, hand_mask_bits, hand_size_of, hand_view, is_wild, layoff_card, layoff_position,
-    leave_hand, place_on_table, popcount, random_below, resolve_meld, shuffle_deck, SET,
+    leave_hand, meld_buffers, place_on_table, popcount, random_below, resolve_meld,
+    shuffle_deck, SET,
 )
 from .spec import Spec
 from .state import (
@@ -552,8 +553,8 @@ def meld_scratch(s, spec, p):
     face_card = np.empty(JOKER_FACE, np.int16)
     jokers = np.empty(8, np.int16)
     nj = hand_view(s, spec, p, face_card, jokers)[0]
-    return (face_card, jokers, nj, np.zeros(JOKER_FACE, np.int16), np.empty(MELD_WIDTH, np.int16),
-            np.empty(MELD_WIDTH, np.int16), np.zeros(spec.num_cards, np.int8))
+    used, decl, removed, _ = meld_buffers(spec, 0)
+    return face_card, jokers, nj, np.zeros(JOKER_FACE, np.int16), used, decl, removed
 
 
 @njit(cache=True)

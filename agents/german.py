@@ -183,7 +183,7 @@ class GermanSearchAgent(MonteCarloSearch, GermanRulesAgent):
         v = view.variant
         c = _Compiled.of(v)
         k = len(cands)
-        samples = determinise(view, n, self.rng)
+        samples = self.sample_states(view, n)
         settle_hands(samples, v.spec, view.player, self.settle, int(self.rng.integers(2**31)))
         states = np.repeat(samples, k, axis=0)
         first = np.tile(np.asarray(cands, dtype=np.int64), n)

@@ -17,6 +17,10 @@ trains both on this agent's own searches. The search is the variant's ``search``
   best challenger is picked on ``mean margin + prior_weight x prior`` (a tiny multiple of the
   prior always breaks ties), blended with the value head's estimate after the candidate
   (``value_weight`` in [0, 1], on ``value_samples`` determinisations) where the file has one.
+* **Belief.** ``belief=NAME`` (shipped, ``agents/beliefs``) or ``belief=FILE`` (trained by
+  ``experiments/belief_net.py``): a belief network deals the opponent's hidden cards in
+  every sample, by what its moves showed (:mod:`agents.belief`), instead of the honed
+  uniform re-deal. Two-seat tables; it combines with a policy network or stands alone.
 * **Without a network** (``path`` empty) it is the plain search, and still records.
 * **Features.** The network's file decides the feature block appended to the observations
   it reads and records (``"obs_features"``, :func:`agents.ppo.network_input`); without a
@@ -34,6 +38,7 @@ action); elsewhere it is the action played (one-hot). Targets only name legal ac
     netsearch:features=solver                    # the same, recording the solver block too
     netsearch:path=runs/expert/mountain/policy.pt,top=3,budget=200
     netsearch:policy=gin_expert,budget=64        # the shipped Gin network (agents/policies)
+    netsearch:belief=mountain_belief             # the search dealing by the belief network
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ from pathlib import Path
 import numpy as np
 
 from .base import register
+from .belief import Belief
 from .german import GermanSearchAgent
 from .ppo import CheckpointError, load_policy, masked_logits, obs_features_of_meta, policy_path
 from .search import GinSearchAgent, SearchAgent
@@ -102,11 +108,12 @@ class NetGuided:
     docstring). Subclasses call :meth:`_net_init` after their search's ``__init__``."""
 
     recorder = None        # a list to append each decision's record to (the trainer's)
+    belief = None          # an agents.belief.Belief: deals the opponent's hidden cards
     TIE = 1e-6             # points per unit of prior: the prior breaks ties
 
     def _net_init(self, path: str, policy: str, top: int, widen: int, prior_weight: float,
                   value_weight: float, value_samples: int, temperature: float,
-                  features: str) -> None:
+                  features: str, belief: str = "") -> None:
         if path and policy:
             raise CheckpointError("netsearch takes one network: path=FILE.pt or policy=NAME "
                                   "(shipped), not both")
@@ -141,10 +148,18 @@ class NetGuided:
                                       "decides: leave features out)")
         self._checked = None
         self._step = None
+        self.belief = Belief(belief) if belief else None
 
     # -- the network ---------------------------------------------------------------
 
+    def check_options(self, variant) -> None:
+        super().check_options(variant)
+        if self.belief is not None:
+            self.belief.check_options(variant)
+
     def check_variant(self, variant: str) -> None:
+        if self.belief is not None:
+            self.belief.check_variant(variant)
         want = self.meta.get("variant")
         if want is not None and want != variant:
             raise CheckpointError(f"network {self.path} plays {want!r}, not {variant!r}")
@@ -195,10 +210,17 @@ class NetGuided:
     def reset(self) -> None:
         super().reset()
         self._searches: list = []
+        if self.belief is not None:
+            self.belief.reset()
+
+    def belief_logits(self, view) -> np.ndarray | None:
+        return None if self.belief is None else self.belief.logits(view)
 
     def act(self, view, mask) -> int:
         self._searches = []
         self._step = None
+        if self.belief is not None:
+            self.belief.observe(view)
         if self.actor is not None:
             self._buffers(view.variant)     # a network of another game fails here, at once
         obs = None
@@ -206,6 +228,8 @@ class NetGuided:
         if record:
             obs = self.observe(view).copy()
         action = int(super().act(view, mask))
+        if self.belief is not None:
+            self.belief.remember(view, action)
         if record:
             self.recorder.append((obs[0], np.packbits(np.asarray(mask) != 0),
                                   *self.target(action), action))
@@ -272,7 +296,9 @@ _PARAMS_HELP = ("path=policy/value file (empty: plain search), policy=NAME a shi
                 "prior_weight=points per unit of prior in picking the challenger, "
                 "value_weight=share of the value head in it, temperature=points of the "
                 "recorded target's softmax, features=solver: the solver feature block in "
-                "the observations of the plain search (a network's file decides its own)")
+                "the observations of the plain search (a network's file decides its own), "
+                "belief=NAME or FILE: a belief network (agents/beliefs) deals the opponent's "
+                "hidden cards in the samples (2 seats)")
 
 
 @register("netsearch", variant="mountain",
@@ -282,10 +308,11 @@ class NetSearchAgent(NetGuided, SearchAgent):
     def __init__(self, seed=None, path: str = "", policy: str = "", top: int = 3, widen: int = 1,
                  prior_weight: float = 0.0, value_weight: float = 0.0, value_samples: int = 8,
                  temperature: float = 5.0, features: str = "", budget: int = 200, discards: int = 3,
-                 z: float = 1.0, hone: float = 1.0, meld_free: int = 0, seconds: float = 0.0):
+                 z: float = 1.0, hone: float = 1.0, meld_free: int = 0, seconds: float = 0.0,
+                 belief: str = ""):
         SearchAgent.__init__(self, seed, budget, discards, z, "all", hone, meld_free, 1, seconds)
         self._net_init(path, policy, top, widen, prior_weight, value_weight, value_samples,
-                       temperature, features)
+                       temperature, features, belief)
 
 
 @register("netsearch", variant="gin",
@@ -294,10 +321,10 @@ class GinNetSearchAgent(NetGuided, GinSearchAgent):
     def __init__(self, seed=None, path: str = "", policy: str = "", top: int = 3, widen: int = 1,
                  prior_weight: float = 0.0, value_weight: float = 0.0, value_samples: int = 8,
                  temperature: float = 5.0, features: str = "", budget: int = 200, discards: int = 3,
-                 z: float = 1.0, hone: float = 1.25, seconds: float = 0.0):
+                 z: float = 1.0, hone: float = 1.25, seconds: float = 0.0, belief: str = ""):
         GinSearchAgent.__init__(self, seed, budget, discards, z, "all", hone, seconds)
         self._net_init(path, policy, top, widen, prior_weight, value_weight, value_samples,
-                       temperature, features)
+                       temperature, features, belief)
 
 
 @register("netsearch", variant="crazy",
@@ -308,7 +335,7 @@ class GermanNetSearchAgent(NetGuided, GermanSearchAgent):
     def __init__(self, seed=None, path: str = "", policy: str = "", top: int = 3, widen: int = 1,
                  prior_weight: float = 0.0, value_weight: float = 0.0, value_samples: int = 8,
                  temperature: float = 5.0, features: str = "", budget: int = 400, discards: int = 3,
-                 z: float = 0.5, seconds: float = 0.0):
+                 z: float = 0.5, seconds: float = 0.0, belief: str = ""):
         GermanSearchAgent.__init__(self, seed, budget, discards, z, 0, seconds)
         self._net_init(path, policy, top, widen, prior_weight, value_weight, value_samples,
-                       temperature, features)
+                       temperature, features, belief)

@@ -39,7 +39,8 @@ from .fastpolicy import playout_batch, rollout_tables
 from .rules import GinRulesAgent, RulesAgent
 
 
-def determinise(view, n: int, rng, hone: float = 0.0, meld_free: bool = False) -> np.ndarray:
+def determinise(view, n: int, rng, hone: float = 0.0, meld_free: bool = False,
+                belief: np.ndarray | None = None) -> np.ndarray:
     """``n`` copies of the view's game state with the hidden cards re-dealt at random,
     consistent with everything the player has observed: each other seat keeps its hand
     size and the cards known to be in it, the stock its size, every face-up card its place.
@@ -52,7 +53,9 @@ def determinise(view, n: int, rng, hone: float = 0.0, meld_free: bool = False) -
     badly overrates a hand held for some turns: in rules-vs-rules Gin the opponent's true
     deadwood after 8 turns each averages 12, a uniform re-deal 46 (docs/agents.md).
     ``meld_free``: once the next seat has played a turn its hidden cards hold no meld (an
-    opponent that melds at once, as Mountain's `greedy` does; :func:`break_melds`)."""
+    opponent that melds at once, as Mountain's `greedy` does; :func:`break_melds`).
+    ``belief`` (one logit per card id, :mod:`agents.belief`) deals the next seat's hidden
+    cards by :func:`belief_order` instead, and neither hones nor breaks melds."""
     seats = view.opponents
     states = np.repeat(view.public_state(), n, axis=0)
     base = states[0]
@@ -63,7 +66,11 @@ def determinise(view, n: int, rng, hone: float = 0.0, meld_free: bool = False) -
     n_stock = end - ptr
     if sum(unknown) + n_stock > len(pool):
         raise AssertionError("hidden-card counts do not fit the pool")
-    perms = rng.permuted(np.broadcast_to(pool, (n, len(pool))), axis=1).astype(np.int8)
+    if belief is not None and k_opp:
+        perms = belief_order(pool, belief, k_opp, n, rng)
+        hone, meld_free = 0.0, False
+    else:
+        perms = rng.permuted(np.broadcast_to(pool, (n, len(pool))), axis=1).astype(np.int8)
     rounds = int(round(hone * (view.turn + 1) / 2))     # the opponent's turns so far, about
     if rounds and k_opp:
         hone_hands(view.variant, perms, k_opp, view.opponent_known, rounds, rng)
@@ -86,6 +93,16 @@ def determinise(view, n: int, rng, hone: float = 0.0, meld_free: bool = False) -
     states["loc"] = loc
     states["public"] = public
     return states
+
+
+def belief_order(pool, logits, k: int, n: int, rng) -> np.ndarray:
+    """``n`` orders of the card ids ``pool`` (int8, one row each): the first ``k`` drawn
+    without replacement with weights ``exp(logits[card])`` (Gumbel top-k), the rest in
+    uniform random order."""
+    keys = np.asarray(logits, np.float64)[pool][None] + rng.gumbel(size=(n, len(pool)))
+    perms = np.asarray(pool)[np.argsort(-keys, axis=1)].astype(np.int8)
+    perms[:, k:] = rng.permuted(perms[:, k:], axis=1)
+    return perms
 
 
 def hone_hands(variant, perms, k: int, known, rounds: int, rng) -> None:
@@ -194,7 +211,12 @@ class MonteCarloSearch:
 
     def sample_states(self, view, n: int) -> np.ndarray:
         """``n`` state records to roll out from: the hidden cards re-dealt at random."""
-        return determinise(view, n, self.rng, self.hone, self.meld_free)
+        return determinise(view, n, self.rng, self.hone, self.meld_free, self.belief_logits(view))
+
+    def belief_logits(self, view) -> np.ndarray | None:
+        """Logits of the next seat's hidden cards for :func:`determinise` (None: uniform;
+        a network-guided search has a belief network, :mod:`agents.belief`)."""
+        return None
 
     def rollouts(self, view, mask, cands, n: int) -> np.ndarray:
         """Hand-point margins (``n`` samples x candidates) of each candidate played on the

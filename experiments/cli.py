@@ -9,6 +9,7 @@
     mountain-rummy variants                        # list the games and their options
     mountain-rummy selfplay-ppo --variant gin      # train a policy (fast self-play PPO)
     mountain-rummy expert-iteration                # train a network on the guided search
+    mountain-rummy belief-net                      # train the search's belief network
 """
 
 from __future__ import annotations
@@ -309,6 +310,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("expert-iteration", add_help=False,
                    help="train a policy/value network on the network-guided search's choices "
                         "(its flags: mountain-rummy expert-iteration --help; docs/training.md)")
+    sub.add_parser("belief-net", add_help=False,
+                   help="train a belief network (which hidden cards the opponent holds) for "
+                        "the search's samples (its flags: mountain-rummy belief-net --help; "
+                        "docs/training.md)")
     return parser
 
 
@@ -575,6 +580,7 @@ def cmd_serve(args) -> int:
 
 def cmd_agents(args) -> int:
     from agents import registered
+    from agents.belief import BELIEF_DIR, shipped_beliefs
     from agents.ppo import shipped_policies
 
     for name, text in registered().items():
@@ -592,6 +598,13 @@ def cmd_agents(args) -> int:
                    if meta.get("trainer") == "expert_iteration"
                    else f"{meta.get('env_steps', '?')} PPO steps")
         print(f"  {name:10s} plays {meta['variant']}: {arch} {meta['activation']} actor, {trained}")
+    print("\nshipped belief networks (spec netsearch:belief=NAME: they deal the opponent's "
+          "hidden cards\nin the search's samples; docs/training.md):")
+    for name in shipped_beliefs():
+        meta = json.loads((BELIEF_DIR / f"{name}.json").read_text())
+        arch = "-".join(str(n) for n in (meta["observation_size"], *meta["net_arch"], meta["num_cards"]))
+        print(f"  {name:10s} {meta['variant']}: {arch} ReLU, {meta.get('hands', '?')} hands of "
+              f"{' vs '.join(meta.get('agents', ['?']))}")
     return 0
 
 
@@ -785,7 +798,8 @@ def _study_options(options: dict, variants: list[str]) -> dict:
 
 
 # subcommands whose module's own parser owns their flags (and --help): name -> module
-TRAINERS = {"selfplay-ppo": "selfplay_ppo", "expert-iteration": "expert_iteration"}
+TRAINERS = {"selfplay-ppo": "selfplay_ppo", "expert-iteration": "expert_iteration",
+            "belief-net": "belief_net"}
 
 
 def main(argv=None) -> int:

@@ -336,3 +336,6 @@ def test_agents_lists_the_shipped_policies(capsys):
     assert re.search(r"^  german_solver +plays german: 6856-512-512-4279 .*PPO steps$", out, re.M)
     assert re.search(r"^  mountain_move +plays mountain: 3926-512-512-1845 .*PPO steps$", out, re.M)
     assert re.search(r"^  mountain_outs +plays mountain: 3926-512-512-1845 .*PPO steps$", out, re.M)
+    assert "shipped belief networks (spec netsearch:belief=NAME" in out
+    assert re.search(r"^  mountain_belief mountain: 2025-512-512-54 ReLU, 120000 hands of rules$",
+                     out, re.M)

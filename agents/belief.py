@@ -32,7 +32,7 @@ import numpy as np
 
 from mountain_rummy_env.core.state import PHASE_DRAW
 
-from .ppo import CheckpointError
+from .ppo import CheckpointError, read_checkpoint
 
 FORMAT = "mountain-rummy-belief/1"
 HISTORY_PLANES = ("opp_discarded", "opp_passed_top", "opp_left_in_pile", "opp_discard_recency")
@@ -184,21 +184,11 @@ def load_belief(name: str):
     """``(net, meta)`` of a belief file written by :func:`save_belief` (or a shipped name);
     :class:`CheckpointError` if it is missing, corrupt or not a belief network. Cached per
     (path, mtime, size): tournaments make one agent per deal."""
-    import torch
-
     path = belief_path(name)
     st = path.stat()
     key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
     if key not in _CACHE:
-        try:
-            blob = torch.load(path, map_location="cpu", weights_only=True)
-        except Exception as err:
-            raise CheckpointError(f"belief network {str(path)!r} cannot be read: "
-                                  f"{type(err).__name__}: {str(err)[:200]}") from None
-        if not isinstance(blob, dict) or blob.get("format") != FORMAT:
-            raise CheckpointError(f"{str(path)!r} is not a belief network (format "
-                                  f"{blob.get('format') if isinstance(blob, dict) else None!r}, "
-                                  f"expected {FORMAT!r})")
+        blob = read_checkpoint(path, "belief network", "a belief network", FORMAT)
         meta = {k: v for k, v in blob.items() if k != "state_dict"}
         try:
             net = build_belief_net(meta["observation_size"], meta["net_arch"], meta["num_cards"])

@@ -152,6 +152,24 @@ def save_policy(path, actor, meta: dict) -> None:
 _CACHE: dict = {}
 
 
+def read_checkpoint(path, what: str, kind: str, fmt: str, hint: str = "") -> dict:
+    """The dict of the torch file ``path`` (``weights_only``: no arbitrary pickle), or a
+    :class:`CheckpointError` naming the file: corrupt, not a torch file, or not of format
+    ``fmt`` (``what`` names the file in the message, ``kind`` what it should be)."""
+    import torch
+
+    try:
+        blob = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:  # corrupt zip, truncated file, unsafe pickle, ...
+        raise CheckpointError(f"{what} {str(path)!r} is corrupt or not a torch file "
+                              f"({type(err).__name__}: {str(err).splitlines()[0][:200]})") from None
+    if not isinstance(blob, dict) or blob.get("format") != fmt:
+        raise CheckpointError(f"{str(path)!r} is not {kind} (format "
+                              f"{blob.get('format') if isinstance(blob, dict) else type(blob).__name__!r}"
+                              f", expected {fmt!r}){hint}")
+    return blob
+
+
 def load_policy(path):
     """``(actor, meta)`` from a checkpoint written by :func:`save_policy`; raises
     :class:`CheckpointError` if the file is missing, corrupt or not a policy checkpoint.
@@ -163,21 +181,12 @@ def load_policy(path):
     key = (str(p.resolve()), st.st_mtime_ns, st.st_size)
     if key in _CACHE:
         return _CACHE[key]
-    import torch
-
     from mountain_rummy_env.envs.observation import has_move_block, obs_dtype_of, obs_features_of
 
     from .ppo_nets import ACTIVATIONS, build_actor
 
-    try:
-        blob = torch.load(p, map_location="cpu", weights_only=True)
-    except Exception as err:  # corrupt zip, truncated file, unsafe pickle, ...
-        raise CheckpointError(f"policy checkpoint {str(path)!r} is corrupt or not a torch file "
-                              f"({type(err).__name__}: {str(err).splitlines()[0][:200]})") from None
-    if not isinstance(blob, dict) or blob.get("format") != FORMAT:
-        raise CheckpointError(f"{str(path)!r} is not a PPO policy checkpoint (format "
-                              f"{blob.get('format') if isinstance(blob, dict) else type(blob).__name__!r}"
-                              f", expected {FORMAT!r}); SB3 training zips are not loaded here")
+    blob = read_checkpoint(path, "policy checkpoint", "a PPO policy checkpoint", FORMAT,
+                           "; SB3 training zips are not loaded here")
     meta = {k: blob.get(k) for k in blob
             if k not in ("state_dict", "training", "value_state_dict")}   # weights, not metadata
     for key, route in _REMOVED_ROUTES.items():

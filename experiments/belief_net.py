@@ -340,15 +340,9 @@ def _bar(total: int, desc: str, off: bool, initial: int = 0):
 
 
 def main(argv=None, prog: str = "python -m experiments.belief_net") -> dict:
-    from agents.ppo import CheckpointError
+    from experiments.cli import run_trainer
 
-    args = parse_args(argv, prog)
-    try:
-        summary = train(args)
-    except CheckpointError as err:
-        raise SystemExit(f"error: {err}") from None
-    print(json.dumps({k: v for k, v in summary.items() if k != "rows"}), flush=True)
-    return summary
+    return run_trainer(parse_args, train, argv, prog)
 
 
 if __name__ == "__main__":

@@ -797,6 +797,20 @@ def _study_options(options: dict, variants: list[str]) -> dict:
     return {name: dict(opts) for name, opts in options.items()}
 
 
+def run_trainer(parse_args, train, argv, prog) -> dict:
+    """A trainer's ``main``: its flags, its run, a checkpoint error as one line; prints the
+    summary as JSON (without its per-row log) and returns it."""
+    from agents.ppo import CheckpointError
+
+    args = parse_args(argv, prog)
+    try:
+        summary = train(args)
+    except CheckpointError as err:
+        raise SystemExit(f"error: {err}") from None
+    print(json.dumps({k: v for k, v in summary.items() if k != "rows"}), flush=True)
+    return summary
+
+
 # subcommands whose module's own parser owns their flags (and --help): name -> module
 TRAINERS = {"selfplay-ppo": "selfplay_ppo", "expert-iteration": "expert_iteration",
             "belief-net": "belief_net"}

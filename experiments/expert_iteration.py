@@ -499,15 +499,9 @@ def train(args) -> dict:
 
 
 def main(argv=None, prog: str = "python -m experiments.expert_iteration") -> dict:
-    from agents.ppo import CheckpointError
+    from experiments.cli import run_trainer
 
-    args = parse_args(argv, prog)
-    try:
-        summary = train(args)
-    except CheckpointError as err:
-        raise SystemExit(f"error: {err}") from None
-    print(json.dumps({k: v for k, v in summary.items() if k != "rows"}), flush=True)
-    return summary
+    return run_trainer(parse_args, train, argv, prog)
 
 
 if __name__ == "__main__":

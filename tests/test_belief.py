@@ -221,9 +221,11 @@ def test_netsearch_belief_errors(tiny_run, tmp_path):
         make_agent("netsearch:belief=nosuch", variant="mountain")
     bad = tmp_path / "bad.pt"
     bad.write_bytes(b"garbage")
-    with pytest.raises(ValueError, match="cannot be read"):
+    with pytest.raises(ValueError, match="is corrupt or not a torch file"):
         make_agent(f"netsearch:belief={bad}", variant="mountain")
     agent = make_agent(f"netsearch:belief={run / 'belief.pt'}", variant="mountain")
+    with pytest.raises(ValueError, match="is not a belief network"):
+        make_agent(f"netsearch:belief={run / 'checkpoint.pt'}", variant="mountain")
     with pytest.raises(CheckpointError, match="trained for 'mountain', not 'gin'"):
         agent.check_variant("gin")
     with pytest.raises(CheckpointError, match="2-seat table"):

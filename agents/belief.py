@@ -124,14 +124,14 @@ def num_cards(variant) -> int:
 
 
 def build_belief_net(input_size: int, net_arch, cards: int):
-    """An MLP: the observation and the history planes in, one logit per card out."""
+    """An MLP (:func:`agents.ppo_nets.mlp`, ReLU): the observation and the history planes
+    in, one logit per card out."""
     import torch.nn as nn
 
-    layers, last = [], int(input_size)
-    for width in net_arch:
-        layers += [nn.Linear(last, int(width)), nn.ReLU()]
-        last = int(width)
-    return nn.Sequential(*layers, nn.Linear(last, int(cards)))
+    from .ppo_nets import mlp
+
+    last = int(net_arch[-1]) if len(net_arch) else int(input_size)
+    return nn.Sequential(*mlp(input_size, net_arch, "relu"), nn.Linear(last, int(cards)))
 
 
 def belief_meta(variant, net_arch, **extra) -> dict:

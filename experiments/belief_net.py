@@ -109,45 +109,58 @@ def settings(args) -> dict:
 # play: the data shards
 
 
+class _TrackedSeat:
+    """A seat's agent with its :class:`~agents.belief.OpponentTracker`: the tracker sees
+    every view the seat acts on and every action it plays, and ``record`` is called with
+    the view and the planes before the seat acts."""
+
+    def __init__(self, agent, tracker, record):
+        self.agent, self.tracker, self.record = agent, tracker, record
+
+    def reset(self) -> None:
+        self.agent.reset()
+        self.tracker.reset()
+
+    def act(self, view, mask) -> int:
+        self.tracker.observe(view)
+        self.record(view, self.tracker.planes)
+        action = int(self.agent.act(view, mask))
+        self.tracker.remember(view, action)
+        return action
+
+
 def play_shard(job: tuple) -> str:
     """Play one shard's hands and write it (``job``: settings, first deal seed, hands, path)."""
     from agents import make_agent
     from agents.belief import OpponentTracker, next_seat_labels, num_cards
-    from mountain_rummy_env.core.state import EVENT_NONE
+    from experiments.play import play_hand
     from mountain_rummy_env.envs.observation import encode_views, observation_size
-    from mountain_rummy_env.game import Game, player_view
+    from mountain_rummy_env.game import Game
     from mountain_rummy_env.registry import make_variant
 
     cfg, first, hands, path = job
     v = make_variant(cfg["variant"], **cfg["variant_options"])
-    specs = cfg["agents"] * (2 // len(cfg["agents"]))
-    agents = [make_agent(s, seed=first * 2 + p, variant=v.name) for p, s in enumerate(specs)]
-    trackers = [OpponentTracker(num_cards(v)) for _ in specs]
     rng = np.random.default_rng(first)
-    game = Game(v, 1)
     enc = np.zeros((1, observation_size(v)), np.int8)
     obs, planes, pools, held, hand_ids = [], [], [], [], []
-    for h in range(first, first + hands):
-        game.reset(seed=h)
-        for a in (*agents, *trackers):
-            a.reset()
-        while True:
-            p = game.current_player(0)
-            view = player_view(game, 0, p)
-            trackers[p].observe(view)
-            if rng.random() < cfg["keep"]:
-                pool, y = next_seat_labels(view)
-                if y.any():
-                    encode_views(view.public_state(), v, np.array([p], np.int64), enc)
-                    obs.append(enc[0].copy())
-                    planes.append(trackers[p].planes.astype(np.float16))
-                    pools.append(pool)
-                    held.append(y)
-                    hand_ids.append(h)
-            a = int(agents[p].act(view, game.masks[0]))
-            trackers[p].remember(view, a)
-            if game.step_one(0, a) != EVENT_NONE:
-                break
+
+    def record(view, seat_planes) -> None:
+        if rng.random() < cfg["keep"]:
+            pool, y = next_seat_labels(view)
+            if y.any():
+                encode_views(view.public_state(), v, np.array([view.player], np.int64), enc)
+                obs.append(enc[0].copy())
+                planes.append(seat_planes.astype(np.float16))
+                pools.append(pool)
+                held.append(y)
+                hand_ids.append(hand)
+
+    specs = cfg["agents"] * (2 // len(cfg["agents"]))
+    seats = [_TrackedSeat(make_agent(s, seed=first * 2 + p, variant=v.name),
+                          OpponentTracker(num_cards(v)), record) for p, s in enumerate(specs)]
+    game = Game(v, 1)
+    for hand in range(first, first + hands):
+        play_hand(game, seats, seed=hand)
     tmp = Path(path).with_suffix(".tmp.npz")
     np.savez_compressed(tmp, obs=np.array(obs, np.int8).reshape(-1, enc.shape[1]),
                         planes=np.array(planes, np.float16).reshape(len(obs), -1),
